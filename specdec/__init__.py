@@ -1,0 +1,49 @@
+"""specdec: speculative decoding, small enough to watch every random draw.
+
+The core is numpy only. Importing `specdec` loads neither matplotlib nor ipywidgets: the figures
+live in `specdec.plots` and the explorers in `specdec.widgets`, which only the notebooks import.
+
+>>> import numpy as np, specdec
+>>> specdec.acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
+0.7
+"""
+
+from .core import (
+    PositionTrace,
+    StepTrace,
+    acceptance_rate,
+    expected_tokens,
+    residual_distribution,
+    sample_draft,
+    speculative_step,
+    trace_step,
+)
+from .theory import (
+    acceptance_rates,
+    expected_tokens_for_rates,
+    kl_divergence,
+    optimal_gamma,
+    speedup,
+    token_count_distribution,
+    token_count_distribution_for_rates,
+    tv_distance,
+)
+
+__all__ = [
+    "PositionTrace",
+    "StepTrace",
+    "acceptance_rate",
+    "acceptance_rates",
+    "expected_tokens",
+    "expected_tokens_for_rates",
+    "kl_divergence",
+    "optimal_gamma",
+    "residual_distribution",
+    "sample_draft",
+    "speculative_step",
+    "speedup",
+    "token_count_distribution",
+    "token_count_distribution_for_rates",
+    "trace_step",
+    "tv_distance",
+]

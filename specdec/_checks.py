@@ -1,0 +1,189 @@
+"""Argument checks shared by every public function.
+
+Each check either returns a clean value (a float array, a list of Python ints, a float) or raises a
+`ValueError` / `TypeError` whose message names the argument, says what was wrong and what is expected.
+The public functions run all their checks before they touch the random generator, so a bad call
+never consumes a draw.
+
+The fast path matters: `speculative_step` is called in loops, so a distribution is checked with two
+reductions (its minimum and its row sums) and the slower, more precise diagnosis only runs once we
+already know something is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+#: How far a row may sum from 1 and still count as a probability distribution.
+SUM_TOLERANCE = 1e-6
+
+
+def as_float_array(value, name: str, ndim: int) -> np.ndarray:
+    """Return `value` as a float64 array with `ndim` dimensions, without copying an array that already is one."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be an array of probabilities, got {type(value).__name__}")
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be an array (or list) of numbers, got {type(value).__name__} that numpy "
+            f"cannot read as numbers ({error})"
+        ) from None
+    if array.ndim != ndim:
+        wanted = "a 1-D array of shape (V,)" if ndim == 1 else "a 2-D array with one distribution per row"
+        raise ValueError(f"{name} must be {wanted}, got an array of shape {array.shape}")
+    if array.shape[-1] < 1 and (ndim == 1 or array.shape[0] > 0):
+        raise ValueError(f"{name} must have at least one token (V >= 1), got shape {array.shape}")
+    return array
+
+
+def _describe_bad_entry(array: np.ndarray, name: str) -> str:
+    bad_nan = np.argwhere(np.isnan(array))
+    if len(bad_nan):
+        return f"{name} contains NaN at index {tuple(int(i) for i in bad_nan[0])}; expected finite probabilities"
+    bad_inf = np.argwhere(np.isinf(array))
+    if len(bad_inf):
+        where = tuple(int(i) for i in bad_inf[0])
+        return f"{name} contains {array[where]} at index {where}; expected finite probabilities"
+    negative = np.argwhere(array < 0)
+    where = tuple(int(i) for i in negative[0])
+    return f"{name} contains a negative entry {array[where]!r} at index {where}; probabilities must be >= 0"
+
+
+def check_distributions(array: np.ndarray, name: str) -> None:
+    """Check that every row (or the single vector) of `array` is a probability distribution."""
+    lowest = array.min()
+    if not lowest >= 0:  # also catches NaN, for which every comparison is False
+        raise ValueError(_describe_bad_entry(array, name))
+    sums = array.sum(axis=-1)
+    if not math.isfinite(float(sums.max())):
+        raise ValueError(_describe_bad_entry(array, name))
+    worst = np.abs(sums - 1.0)
+    if worst.max() > SUM_TOLERANCE:
+        if array.ndim == 1:
+            raise ValueError(
+                f"{name} must sum to 1 (within {SUM_TOLERANCE:g}), but it sums to {float(sums)!r}"
+            )
+        row = int(worst.argmax())
+        raise ValueError(
+            f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}), but row {row} sums to "
+            f"{float(sums[row])!r}"
+        )
+
+
+def distribution(value, name: str) -> np.ndarray:
+    """A checked 1-D probability vector."""
+    array = as_float_array(value, name, 1)
+    check_distributions(array, name)
+    return array
+
+
+def distribution_rows(value, name: str) -> np.ndarray:
+    """A checked 2-D array whose rows are probability vectors."""
+    array = as_float_array(value, name, 2)
+    check_distributions(array, name)
+    return array
+
+
+def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
+    if first.shape[-1] != second.shape[-1]:
+        raise ValueError(
+            f"{first_name} and {second_name} must be over the same vocabulary, but {first_name} has "
+            f"V = {first.shape[-1]} tokens and {second_name} has V = {second.shape[-1]}"
+        )
+
+
+def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
+    """Check the (γ+1, V) target rows and the (γ, V) draft rows of one verify step."""
+    target = distribution_rows(target_probs, "target_probs")
+    if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
+        # γ = 0: an empty list means "no draft rows" whatever the vocabulary.
+        draft = np.empty((0, target.shape[1]))
+    else:
+        draft = as_float_array(draft_probs, "draft_probs", 2)
+    if draft.shape[0] != target.shape[0] - 1:
+        raise ValueError(
+            f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
+            f"target_probs has {target.shape[0]} rows and draft_probs has {draft.shape[0]}"
+        )
+    if draft.shape[0]:
+        same_vocabulary(target, "target_probs", draft, "draft_probs")
+        check_distributions(draft, "draft_probs")
+    return target, draft
+
+
+def token_list(value, name: str, length: int, vocab_size: int) -> list[int]:
+    """A list of Python ints, each a valid token id, of the given length."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"{name} must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
+    tokens = list(value)
+    if len(tokens) != length:
+        raise ValueError(
+            f"{name} must hold one token per draft row: expected {length}, got {len(tokens)}"
+        )
+    result = []
+    for position, token in enumerate(tokens):
+        if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
+            raise TypeError(
+                f"{name}[{position}] must be an integer token id, got {token!r} of type "
+                f"{type(token).__name__}"
+            )
+        token = int(token)
+        if not 0 <= token < vocab_size:
+            raise ValueError(
+                f"{name}[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} (V = {vocab_size})"
+            )
+        result.append(token)
+    return result
+
+
+def drafted_tokens_possible(draft: np.ndarray, tokens: list[int]) -> None:
+    for position, token in enumerate(tokens):
+        if not draft[position, token] > 0:
+            raise ValueError(
+                f"draft_tokens[{position}] = {token} has draft probability draft_probs[{position}, {token}] = 0: "
+                f"the draft model could not have sampled that token at that position (expected q(x) > 0)"
+            )
+
+
+def generator(rng, name: str = "rng") -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (numbers.Integral, np.random.RandomState)) or rng is None:
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator, got {type(rng).__name__}; "
+            f"use np.random.default_rng(seed) to make one"
+        )
+    raise TypeError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def probability(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number in [0, 1], got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:  # False for NaN too
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
+def count(value, name: str, minimum: int = 0) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def cost_ratio(value, name: str = "c") -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not value > 0:
+        raise ValueError(
+            f"{name} must be > 0 (the time of one target pass divided by one draft pass), got {value!r}"
+        )
+    return value

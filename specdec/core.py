@@ -1,0 +1,327 @@
+"""The verify rule of speculative decoding, and a trace of every random draw it makes.
+
+Notation: p is the target model's distribution, q is the draft model's. One verify step gets γ draft
+tokens x₀ … x_{γ-1}, the draft rows q₀ … q_{γ-1} they were sampled from, and γ+1 target rows
+p₀ … p_γ (the target scores all drafted positions, plus the one after them, in a single pass).
+
+For i = 0 … γ-1 the step draws u ~ U[0, 1) and accepts xᵢ when u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ)). At the
+first rejection it draws a replacement from the residual norm(max(0, pᵢ − qᵢ)) and stops. If every
+draft token passes, it draws a bonus token from p_γ. The random draws are exactly
+``rng.random()`` per visited position, then one ``rng.choice(V, p=...)``, in that order.
+
+What is simplified: the rows are given as plain probability arrays. In a real engine they come from
+two neural networks and the target rows of one step are computed in one batched forward pass; here
+the rows are just data, so that every number can be looked at.
+
+The rule is written once, in `_verify`. `speculative_step` runs it bare; `trace_step` runs the same
+function and asks it to record each draw.
+
+>>> import numpy as np
+>>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
+>>> draft_probs = [[0.25, 0.25, 0.25, 0.25], [0.4, 0.2, 0.2, 0.2]]
+>>> speculative_step(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
+[0, 1, 0]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _checks
+
+# numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
+# accept rows within 1e-6, so such rows are renormalised before they are handed to it.
+_CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
+
+
+def acceptance_rate(target, draft) -> float:
+    """Probability that the rule accepts one draft token: α = Σₓ min(p(x), q(x)).
+
+    Parameters
+    ----------
+    target, draft : array_like of shape (V,)
+        The target distribution p and the draft distribution q. Each sums to 1.
+
+    Returns
+    -------
+    float
+        α in [0, 1]. It equals 1 − TV(p, q).
+
+    Examples
+    --------
+    >>> acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
+    0.7
+    """
+    p = _checks.distribution(target, "target")
+    q = _checks.distribution(draft, "draft")
+    _checks.same_vocabulary(p, "target", q, "draft")
+    return float(np.minimum(p, q).sum())
+
+
+def residual_distribution(target, draft) -> np.ndarray:
+    """The distribution a rejected token is redrawn from: norm(max(0, p − q)).
+
+    Parameters
+    ----------
+    target, draft : array_like of shape (V,)
+        The target distribution p and the draft distribution q.
+
+    Returns
+    -------
+    numpy.ndarray of shape (V,)
+        A new float array that sums to 1. When max(0, p − q) has no mass (p == q up to rounding),
+        a float copy of `target`; a rejection cannot then happen except through rounding, and the
+        copy keeps the step free of NaN.
+
+    Examples
+    --------
+    >>> residual_distribution([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
+    array([0.83333333, 0.16666667, 0.        , 0.        ])
+    """
+    p = _checks.distribution(target, "target")
+    q = _checks.distribution(draft, "draft")
+    _checks.same_vocabulary(p, "target", q, "draft")
+    return _residual(p, q)
+
+
+def expected_tokens(alpha, gamma) -> float:
+    """Expected number of tokens one verify step yields: (1 − α^(γ+1)) / (1 − α).
+
+    Parameters
+    ----------
+    alpha : float in [0, 1]
+        The acceptance rate, the same at every position.
+    gamma : int >= 0
+        The number of draft tokens.
+
+    Returns
+    -------
+    float
+        Between 1 and γ+1; exactly γ+1 at α = 1. Computed as −expm1((γ+1)·log1p(−d)) / d with
+        d = 1 − α, which stays accurate as α → 1 where the textbook form loses its digits.
+
+    Examples
+    --------
+    >>> expected_tokens(0.8, 4), expected_tokens(1.0, 4), expected_tokens(0.0, 4)
+    (3.3616, 5.0, 1.0)
+    """
+    alpha = _checks.probability(alpha, "alpha")
+    gamma = _checks.count(gamma, "gamma")
+    return _expected_tokens(alpha, gamma)
+
+
+def _expected_tokens(alpha: float, gamma: int) -> float:
+    if alpha == 1.0:
+        return float(gamma + 1)
+    if alpha == 0.0:
+        return 1.0
+    shortfall = 1.0 - alpha
+    return -math.expm1((gamma + 1) * math.log1p(-shortfall)) / shortfall
+
+
+def speculative_step(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Verify γ draft tokens against the target and return the tokens this step emits.
+
+    Parameters
+    ----------
+    target_probs : array_like of shape (γ+1, V)
+        Target rows p₀ … p_γ; row γ is used only for the bonus token.
+    draft_probs : array_like of shape (γ, V)
+        Draft rows q₀ … q_{γ-1} that the draft tokens were sampled from.
+    draft_tokens : sequence of γ ints
+        The draft tokens; qᵢ(xᵢ) must be > 0.
+    rng : numpy.random.Generator
+        Source of the draws: one ``rng.random()`` per visited position, then one
+        ``rng.choice(V, p=...)`` from the residual or, if all passed, from p_γ.
+
+    Returns
+    -------
+    list of int
+        The accepted draft tokens followed by one resampled or bonus token: length 1 … γ+1.
+        The inputs are not modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
+    >>> draft_probs = [[0.25, 0.25, 0.25, 0.25], [0.4, 0.2, 0.2, 0.2]]
+    >>> speculative_step(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
+    [0]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    return _verify(target, draft, tokens, rng)
+
+
+@dataclass(frozen=True)
+class PositionTrace:
+    """What happened at one visited draft position of a verify step."""
+
+    index: int
+    """The position i."""
+    draft_token: int
+    """xᵢ, the token the draft proposed."""
+    target_prob: float
+    """pᵢ(xᵢ)."""
+    draft_prob: float
+    """qᵢ(xᵢ)."""
+    acceptance_probability: float
+    """min(1, pᵢ(xᵢ)/qᵢ(xᵢ)): the threshold the uniform is compared with."""
+    uniform: float
+    """u, the uniform draw."""
+    accepted: bool
+    """Whether u < acceptance_probability."""
+    residual: np.ndarray | None = None
+    """On rejection: norm(max(0, pᵢ − qᵢ)), the distribution of the replacement."""
+    resampled_token: int | None = None
+    """On rejection: the token drawn from the residual."""
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    """Every draw of one verify step, in the order they were made.
+
+    `positions` holds one `PositionTrace` per visited draft position. When every draft token was
+    accepted, `bonus_distribution` (p_γ) and `bonus_token` are set; otherwise both are None and
+    the last position holds the residual and the resampled token.
+    """
+
+    target_probs: np.ndarray
+    draft_probs: np.ndarray
+    draft_tokens: list[int]
+    positions: tuple[PositionTrace, ...]
+    tokens: list[int]
+    """The emitted tokens; identical to `speculative_step`'s output for the same RNG state."""
+    bonus_distribution: np.ndarray | None = None
+    bonus_token: int | None = None
+    origins: list[str] = field(init=False)
+    """For each emitted token: "accepted", "resampled" or "bonus"."""
+
+    def __post_init__(self):
+        origins = ["accepted" if position.accepted else "resampled" for position in self.positions]
+        if self.bonus_token is not None:
+            origins.append("bonus")
+        object.__setattr__(self, "origins", origins)
+
+    @property
+    def gamma(self) -> int:
+        return len(self.draft_tokens)
+
+    @property
+    def accepted_count(self) -> int:
+        """How many draft tokens were accepted."""
+        return sum(position.accepted for position in self.positions)
+
+    @property
+    def all_accepted(self) -> bool:
+        return self.bonus_token is not None
+
+
+def trace_step(target_probs, draft_probs, draft_tokens, rng) -> StepTrace:
+    """Run `speculative_step` and record every draw it makes.
+
+    Takes the same arguments as `speculative_step`, makes the same draws from `rng` and emits the
+    same tokens; on top, it returns what was compared with what at each position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
+    >>> draft_probs = [[0.25, 0.25, 0.25, 0.25], [0.4, 0.2, 0.2, 0.2]]
+    >>> trace = trace_step(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
+    >>> trace.tokens, trace.origins
+    ([0, 1, 0], ['accepted', 'accepted', 'bonus'])
+    >>> round(trace.positions[0].uniform, 4), trace.positions[0].acceptance_probability
+    (0.637, 1.0)
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    positions: list[PositionTrace] = []
+    output = _verify(target, draft, tokens, rng, positions)
+    all_accepted = len(positions) == len(tokens) and all(position.accepted for position in positions)
+    return StepTrace(
+        target_probs=target.copy(),
+        draft_probs=draft.copy(),
+        draft_tokens=list(tokens),
+        positions=tuple(positions),
+        tokens=output,
+        bonus_distribution=target[-1].copy() if all_accepted else None,
+        bonus_token=output[-1] if all_accepted else None,
+    )
+
+
+def sample_draft(draft_probs, rng) -> list[int]:
+    """Draw the γ draft tokens, one ``rng.choice(V, p=qᵢ)`` per row, in row order.
+
+    Parameters
+    ----------
+    draft_probs : array_like of shape (γ, V)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    list of int
+        γ draft tokens, each with qᵢ(xᵢ) > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sample_draft([[0.25, 0.25, 0.25, 0.25], [0.4, 0.2, 0.2, 0.2]], np.random.default_rng(0))
+    [2, 0]
+    """
+    if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
+        _checks.generator(rng)
+        return []
+    draft = _checks.distribution_rows(draft_probs, "draft_probs")
+    rng = _checks.generator(rng)
+    vocab = draft.shape[1]
+    return [int(rng.choice(vocab, p=_choosable(row))) for row in draft]
+
+
+def _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng):
+    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    tokens = _checks.token_list(draft_tokens, "draft_tokens", draft.shape[0], target.shape[1])
+    _checks.drafted_tokens_possible(draft, tokens)
+    return target, draft, tokens, _checks.generator(rng)
+
+
+def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[int]:
+    """The rule itself, on checked arguments. Appends a `PositionTrace` per position to `positions` if given."""
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        p_x = float(target[i, token])
+        q_x = float(draft[i, token])
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:  # strict: a token with p(x) = 0 is never accepted, not even at u = 0
+            output.append(token)
+            if positions is not None:
+                positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, True))
+            continue
+        residual = _residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=residual))
+        output.append(resampled)
+        if positions is not None:
+            positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, False, residual, resampled))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def _residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    excess = p - q
+    np.maximum(excess, 0.0, out=excess)
+    mass = excess.sum()
+    if mass > 0:
+        excess /= mass
+        return excess
+    return np.array(p, dtype=np.float64)
+
+
+def _choosable(row: np.ndarray) -> np.ndarray:
+    total = row.sum()
+    if abs(total - 1.0) > _CHOICE_TOLERANCE:
+        return row / total
+    return row

@@ -1,0 +1,204 @@
+"""How many tokens a verify step yields, what speedup follows, and how α relates to divergences.
+
+The cost model is the simplest one that explains the trade-off: a draft pass costs 1/c of a target
+pass, and one step costs γ draft passes plus one target pass, so 1 + γ/c target-pass units. What is
+left out: the target's verify pass over γ+1 positions is assumed to cost the same as a pass over one
+(true while decoding is memory-bound), and sampling, batching and communication are free.
+
+When every position has the same acceptance rate α, the number N of tokens a step yields is a
+truncated geometric variable: P(N = k) = α^(k−1)(1 − α) for k ≤ γ and P(N = γ+1) = α^γ. When the
+rates αᵢ differ by position, the same reasoning gives P(N > k) = α₀·…·α_{k−1}.
+
+>>> speedup(0.8, 4, 20)  # doctest: +ELLIPSIS
+2.8013...
+>>> optimal_gamma(0.8, 20)  # doctest: +ELLIPSIS
+(8, 3.0923...)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _checks
+from .core import _expected_tokens
+
+#: The largest draft length `optimal_gamma` considers unless told otherwise.
+DEFAULT_MAX_GAMMA = 20
+
+
+def speedup(alpha, gamma, c) -> float:
+    """Expected speedup over plain decoding: expected_tokens(α, γ) / (1 + γ/c).
+
+    Parameters
+    ----------
+    alpha : float in [0, 1]
+        Acceptance rate.
+    gamma : int >= 0
+        Draft length.
+    c : float > 0
+        Time of one target forward pass divided by the time of one draft forward pass
+        (c = 20: the draft is twenty times cheaper). ``math.inf`` means a free draft.
+
+    Examples
+    --------
+    >>> round(speedup(0.6, 3, 10), 2)
+    1.67
+    """
+    alpha = _checks.probability(alpha, "alpha")
+    gamma = _checks.count(gamma, "gamma")
+    c = _checks.cost_ratio(c)
+    return _speedup(alpha, gamma, c)
+
+
+def _speedup(alpha: float, gamma: int, c: float) -> float:
+    return _expected_tokens(alpha, gamma) / (1.0 + gamma / c)
+
+
+def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
+    """The draft length in 1 … max_gamma with the largest speedup, and that speedup.
+
+    On a tie the smaller γ wins.
+
+    Examples
+    --------
+    >>> best, value = optimal_gamma(0.9, 50)
+    >>> best, round(value, 2)
+    (19, 6.37)
+    """
+    alpha = _checks.probability(alpha, "alpha")
+    c = _checks.cost_ratio(c)
+    max_gamma = _checks.count(max_gamma, "max_gamma", minimum=1)
+    best_gamma, best_speedup = 1, _speedup(alpha, 1, c)
+    for gamma in range(2, max_gamma + 1):
+        value = _speedup(alpha, gamma, c)
+        if value > best_speedup:
+            best_gamma, best_speedup = gamma, value
+    return best_gamma, best_speedup
+
+
+def token_count_distribution(alpha, gamma) -> np.ndarray:
+    """P(N = k) for k = 1 … γ+1, the number of tokens one step yields at a constant α.
+
+    Returns
+    -------
+    numpy.ndarray of shape (γ+1,)
+        Entry k−1 is P(N = k). It sums to 1 and its mean is ``expected_tokens(alpha, gamma)``.
+
+    Examples
+    --------
+    >>> token_count_distribution(0.5, 2)
+    array([0.5 , 0.25, 0.25])
+    """
+    alpha = _checks.probability(alpha, "alpha")
+    gamma = _checks.count(gamma, "gamma")
+    return _count_law(np.full(gamma, alpha))
+
+
+def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
+    """The acceptance rate αᵢ = Σₓ min(pᵢ(x), qᵢ(x)) of each draft position of one step.
+
+    Parameters
+    ----------
+    target_probs : array_like of shape (γ+1, V)
+    draft_probs : array_like of shape (γ, V)
+
+    Returns
+    -------
+    numpy.ndarray of shape (γ,)
+
+    Examples
+    --------
+    >>> acceptance_rates([[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25] * 4],
+    ...                  [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
+    array([0.7, 0.7])
+    """
+    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    return np.minimum(target[:-1], draft).sum(axis=1)
+
+
+def token_count_distribution_for_rates(rates) -> np.ndarray:
+    """P(N = k) for k = 1 … γ+1 when position i has its own acceptance rate αᵢ.
+
+    P(N = k) = α₀·…·α_{k−2}·(1 − α_{k−1}) for k ≤ γ, and α₀·…·α_{γ−1} for k = γ+1.
+
+    Examples
+    --------
+    >>> token_count_distribution_for_rates([0.5, 1.0])
+    array([0.5, 0. , 0.5])
+    """
+    return _count_law(_rates(rates))
+
+
+def expected_tokens_for_rates(rates) -> float:
+    """Expected tokens of one step with per-position rates: Σₖ₌₀^γ Πᵢ<ₖ αᵢ.
+
+    Examples
+    --------
+    >>> expected_tokens_for_rates([0.7, 0.7])  # doctest: +ELLIPSIS
+    2.19...
+    """
+    survival = np.concatenate(([1.0], np.cumprod(_rates(rates))))
+    return float(survival.sum())
+
+
+def tv_distance(p, q) -> float:
+    """Total variation distance ½ Σₓ |p(x) − q(x)|, in [0, 1].
+
+    Examples
+    --------
+    >>> tv_distance([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])  # doctest: +ELLIPSIS
+    0.3...
+    """
+    p, q = _pair(p, q)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def kl_divergence(p, q) -> float:
+    """Kullback–Leibler divergence KL(p ‖ q) = Σₓ p(x) log(p(x)/q(x)), in nats.
+
+    Conventions for zeros: a term with p(x) = 0 contributes 0 (whatever q(x) is), and the result is
+    ``math.inf`` when some x has q(x) = 0 < p(x): q then calls impossible what p can produce.
+
+    Examples
+    --------
+    >>> round(kl_divergence([0.5, 0.5], [0.25, 0.75]), 4)
+    0.1438
+    >>> kl_divergence([0.5, 0.5], [1.0, 0.0])
+    inf
+    """
+    p, q = _pair(p, q)
+    support = p > 0
+    if np.any(q[support] == 0):
+        return math.inf
+    ps, qs = p[support], q[support]
+    return float(max(0.0, np.sum(ps * np.log(ps / qs))))
+
+
+def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    p = _checks.distribution(p, "p")
+    q = _checks.distribution(q, "q")
+    _checks.same_vocabulary(p, "p", q, "q")
+    return p, q
+
+
+def _rates(rates) -> np.ndarray:
+    try:
+        values = np.asarray(rates, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"rates must be a 1-D sequence of acceptance rates, got {type(rates).__name__}") from None
+    if values.ndim != 1:
+        raise ValueError(f"rates must be 1-D (one acceptance rate per draft position), got shape {values.shape}")
+    outside = ~((values >= 0) & (values <= 1))  # NaN counts as outside
+    if outside.any():
+        index = int(np.argmax(outside))
+        raise ValueError(f"rates[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
+    return values
+
+
+def _count_law(rates: np.ndarray) -> np.ndarray:
+    survival = np.concatenate(([1.0], np.cumprod(rates)))  # P(N > k) for k = 0 … γ
+    law = survival.copy()
+    law[:-1] -= survival[1:]
+    return law
