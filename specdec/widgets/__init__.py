@@ -3,8 +3,25 @@
 Each explorer is a function that returns one `Explorer` widget: controls, one matplotlib figure shown
 as a PNG image and redrawn in place, and a text readout beside it. Tests drive the controls through
 ``explorer.controls`` and read what the view shows through ``explorer.shown``.
+
+Names are imported from their topic module on first use, so that opening one notebook does not pay
+for every explorer.
 """
 
-from ._explorer import Explorer
+import importlib
 
-__all__ = ["Explorer"]
+_EXPORTS = {
+    "Explorer": "._explorer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
