@@ -12,6 +12,11 @@ import importlib
 
 _EXPORTS = {
     "Explorer": "._explorer",
+    "one_token_explorer": ".one_token",
+    "verify_step_explorer": ".verify_step",
+    "speedup_explorer": ".speedup",
+    "divergence_explorer": ".divergence",
+    "temperature_explorer": ".divergence",
 }
 
 __all__ = sorted(_EXPORTS)
