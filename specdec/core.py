@@ -58,7 +58,8 @@ def acceptance_rate(target, draft) -> float:
     p = _checks.distribution(target, "target")
     q = _checks.distribution(draft, "draft")
     _checks.same_vocabulary(p, "target", q, "draft")
-    return float(np.minimum(p, q).sum())
+    # Rows may sum to 1 only within rounding (or the 1e-6 the checks allow); α is a probability.
+    return min(1.0, float(np.minimum(p, q).sum()))
 
 
 def residual_distribution(target, draft) -> np.ndarray:
@@ -119,7 +120,9 @@ def _expected_tokens(alpha: float, gamma: int) -> float:
     if alpha == 0.0:
         return 1.0
     shortfall = 1.0 - alpha
-    return -math.expm1((gamma + 1) * math.log1p(-shortfall)) / shortfall
+    # log α, computed as log1p(−d) where α is near 1 (d is exact there, α's own digits are not).
+    log_alpha = math.log1p(-shortfall) if alpha > 0.5 else math.log(alpha)
+    return -math.expm1((gamma + 1) * log_alpha) / shortfall
 
 
 def speculative_step(target_probs, draft_probs, draft_tokens, rng) -> list[int]:

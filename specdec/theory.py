@@ -115,7 +115,8 @@ def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
     array([0.7, 0.6])
     """
     target, draft = _checks.verify_rows(target_probs, draft_probs)
-    return np.minimum(target[:-1], draft).sum(axis=1)
+    # Rows sum to 1 only within rounding; an acceptance rate is still a probability.
+    return np.minimum(np.minimum(target[:-1], draft).sum(axis=1), 1.0)
 
 
 def token_count_distribution_for_rates(rates) -> np.ndarray:

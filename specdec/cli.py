@@ -1,0 +1,136 @@
+"""The terminal face of specdec: ``python -m specdec step | speedup | bench``.
+
+``step`` prints one verify step draw by draw; ``speedup`` prints the best draft length for an
+acceptance rate and a cost ratio; ``bench`` runs one of the benchmark scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+import numpy as np
+
+from . import rows as example_rows
+from .core import sample_draft, trace_step
+from .narrate import narrate_trace
+from .theory import DEFAULT_MAX_GAMMA, _speedup, optimal_gamma
+from .core import _expected_tokens
+
+#: Benchmark suites: name -> (module, what it measures).
+BENCHMARKS = {
+    "sampling": ("specdec.bench.sampling", "sample_steps against a Python loop and the RNG's own rate"),
+    "checks": ("specdec.bench.core", "cost of the argument checks, and the import time of specdec"),
+    "interactivity": ("specdec.bench.interactivity", "time from a control change to the updated view"),
+    "text": ("specdec.bench.text", "speculative against plain generation on real text"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m specdec",
+        description="Speculative decoding, one random draw at a time (p = target, q = draft).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    step = commands.add_parser(
+        "step",
+        help="print one verify step draw by draw",
+        description="Run one verify step on seeded random rows (or SPEC's example) and print every draw.",
+    )
+    step.add_argument("--gamma", type=int, default=3, help="number of draft tokens γ (default: 3)")
+    step.add_argument("--vocab", type=int, default=6, help="vocabulary size V (default: 6)")
+    step.add_argument("--seed", type=int, default=0, help="seed of the rows, the draft and the step (default: 0)")
+    step.add_argument(
+        "--closeness", type=float, default=0.5,
+        help="how close the draft rows are to the target rows, 0 … 1 (default: 0.5)",
+    )
+    step.add_argument(
+        "--example", action="store_true",
+        help="use SPEC's worked example (γ = 2, V = 4, draft tokens A B) instead of random rows",
+    )
+
+    speed = commands.add_parser(
+        "speedup",
+        help="print the best draft length γ for an acceptance rate and a cost ratio",
+        description="Speedup = expected_tokens(α, γ) / (1 + γ/c), with c = target pass time / draft pass time.",
+    )
+    speed.add_argument("--alpha", type=float, required=True, help="acceptance rate α in [0, 1]")
+    speed.add_argument("--c", type=float, required=True, help="cost ratio c = target time / draft time (> 0)")
+    speed.add_argument(
+        "--max-gamma", type=int, default=DEFAULT_MAX_GAMMA,
+        help=f"largest γ to consider (default: {DEFAULT_MAX_GAMMA})",
+    )
+
+    bench = commands.add_parser(
+        "bench",
+        help="run a benchmark script (default: sampling)",
+        description="Benchmarks print ratios measured side by side in one run. Suites: "
+        + "; ".join(f"{name}: {about}" for name, (_, about) in BENCHMARKS.items()),
+    )
+    bench.add_argument("suite", nargs="?", default="sampling", choices=sorted(BENCHMARKS))
+    bench.add_argument("options", nargs=argparse.REMAINDER, help="passed on to the suite")
+    return parser
+
+
+def run_step(args) -> list[str]:
+    if args.example:
+        target_probs, draft_probs, draft_tokens = example_rows.spec_example()
+        rng = np.random.default_rng(args.seed)
+        intro = f"SPEC's example: γ = 2, V = 4, draft tokens A B, seed {args.seed}"
+    else:
+        rng = np.random.default_rng(args.seed)
+        target_probs, draft_probs = example_rows.random_rows(args.gamma, args.vocab, args.closeness, rng)
+        draft_tokens = sample_draft(draft_probs, rng)
+        intro = (
+            f"random rows: γ = {args.gamma}, V = {args.vocab}, closeness {args.closeness}, seed {args.seed} "
+            f"(rows, then draft tokens, then the step, all from default_rng({args.seed}))"
+        )
+    labels = example_rows.token_labels(target_probs.shape[1])
+    trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
+    drafted = " ".join(labels[token] for token in draft_tokens) or "(none)"
+    return [intro, *format_rows(target_probs, draft_probs, labels), f"draft proposed: {drafted}",
+            *narrate_trace(trace, labels)]
+
+
+def format_rows(target_probs, draft_probs, labels, widest=12) -> list[str]:
+    """The rows as a small table, when the vocabulary is small enough to read."""
+    if len(labels) > widest:
+        return [f"(rows not printed: V = {len(labels)} > {widest})"]
+    lines = ["      " + " ".join(f"{label:>5}" for label in labels)]
+    for name, table in (("p", target_probs), ("q", draft_probs)):
+        for i, row in enumerate(table):
+            lines.append(f"{name}_{i:<3} " + " ".join(f"{value:5.3f}" for value in row))
+    return lines
+
+
+def run_speedup(args) -> list[str]:
+    best, best_value = optimal_gamma(args.alpha, args.c, args.max_gamma)
+    lines = [
+        f"α = {args.alpha:g}, c = {args.c:g}: best γ = {best} (of 1 … {args.max_gamma}), "
+        f"speedup {best_value:.2f}×",
+        "",
+        f"{'γ':>4}  {'E[tokens]':>9}  {'cost (target passes)':>20}  {'speedup':>7}",
+    ]
+    for gamma in range(max(1, best - 3), min(args.max_gamma, best + 3) + 1):
+        marker = "  ← best" if gamma == best else ""
+        lines.append(
+            f"{gamma:>4}  {_expected_tokens(args.alpha, gamma):>9.3f}  {1 + gamma / args.c:>20.3f}  "
+            f"{_speedup(args.alpha, gamma, args.c):>7.2f}{marker}"
+        )
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "bench":
+            module_name, _ = BENCHMARKS[args.suite]
+            return importlib.import_module(module_name).main(args.options) or 0
+        lines = run_step(args) if args.command == "step" else run_speedup(args)
+    except (ValueError, TypeError) as error:
+        parser.exit(2, f"error: {error}\n")
+    print("\n".join(lines))
+    return 0

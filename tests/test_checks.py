@@ -1,0 +1,141 @@
+"""Bad input: every public function refuses it with a clear message, before any random draw."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import specdec
+from specdec.rows import random_rows, spec_example, token_labels
+
+TARGET_PROBS, DRAFT_PROBS, DRAFT_TOKENS = spec_example()
+GOOD = dict(target_probs=TARGET_PROBS.tolist(), draft_probs=DRAFT_PROBS.tolist(), draft_tokens=[0, 1])
+
+
+def with_changes(**changes):
+    arguments = copy.deepcopy(GOOD)
+    arguments.update(changes)
+    return arguments
+
+
+# (what is wrong, arguments, error type, words the message must contain)
+BAD_STEPS = [
+    ("target is 1-D", with_changes(target_probs=[0.5, 0.5]), ValueError, ["target_probs", "2-D", "shape (2,)"]),
+    ("draft is 3-D", with_changes(draft_probs=[DRAFT_PROBS.tolist()]), ValueError, ["draft_probs", "2-D"]),
+    ("rows do not match", with_changes(draft_probs=DRAFT_PROBS[:1].tolist(), draft_tokens=[0]), ValueError,
+     ["one row more", "3 rows", "has 1"]),
+    ("vocabularies differ", with_changes(draft_probs=[[0.5, 0.5], [0.5, 0.5]]), ValueError,
+     ["same vocabulary", "V = 4", "V = 2"]),
+    ("too few tokens", with_changes(draft_tokens=[0]), ValueError, ["draft_tokens", "expected 2, got 1"]),
+    ("too many tokens", with_changes(draft_tokens=[0, 1, 2]), ValueError, ["draft_tokens", "expected 2, got 3"]),
+    ("NaN", with_changes(target_probs=[[0.5, 0.3, float("nan"), 0.2], *GOOD["target_probs"][1:]]), ValueError,
+     ["target_probs", "NaN", "(0, 2)"]),
+    ("inf", with_changes(draft_probs=[[0.25, 0.25, 0.25, float("inf")], GOOD["draft_probs"][1]]), ValueError,
+     ["draft_probs", "inf", "(0, 3)"]),
+    ("negative", with_changes(draft_probs=[[0.75, -0.25, 0.25, 0.25], GOOD["draft_probs"][1]]), ValueError,
+     ["draft_probs", "negative", "-0.25", ">= 0"]),
+    ("row sum", with_changes(target_probs=[*GOOD["target_probs"][:2], [0.3, 0.3, 0.3, 0.3]]), ValueError,
+     ["target_probs", "row 2", "sums to 1.2", "within 1e-06"]),
+    ("token out of range", with_changes(draft_tokens=[0, 4]), ValueError, ["draft_tokens[1] = 4", "0 … 3"]),
+    ("negative token", with_changes(draft_tokens=[-1, 0]), ValueError, ["draft_tokens[0] = -1", "out of range"]),
+    ("float token", with_changes(draft_tokens=[0, 1.0]), TypeError, ["draft_tokens[1]", "integer", "float"]),
+    ("bool token", with_changes(draft_tokens=[True, 0]), TypeError, ["draft_tokens[0]", "integer", "bool"]),
+    ("token string", with_changes(draft_tokens="01"), TypeError, ["draft_tokens", "sequence"]),
+    ("q(x) = 0", with_changes(draft_probs=[[0.25, 0.25, 0.25, 0.25], [0.0, 0.5, 0.5, 0.0]], draft_tokens=[0, 3]),
+     ValueError, ["draft_tokens[1] = 3", "draft_probs[1, 3] = 0", "could not have sampled that token at that position"]),
+    ("not numbers", with_changes(target_probs=[["a", "b"], ["c", "d"]]), TypeError, ["target_probs", "numbers"]),
+]
+
+
+@pytest.mark.parametrize("function", [specdec.speculative_step, specdec.trace_step], ids=["step", "trace"])
+@pytest.mark.parametrize("what, arguments, error, words", BAD_STEPS, ids=[case[0] for case in BAD_STEPS])
+def test_bad_step_arguments_fail_before_any_draw(function, what, arguments, error, words):
+    rng = np.random.default_rng(7)
+    state = copy.deepcopy(rng.bit_generator.state)
+    untouched = copy.deepcopy(arguments)
+    with pytest.raises(error) as raised:
+        function(**arguments, rng=rng)
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+    assert rng.bit_generator.state == state
+    assert arguments == untouched
+
+
+@pytest.mark.parametrize(
+    "rng, words",
+    [
+        (0, ["rng", "numpy.random.Generator", "int", "np.random.default_rng(seed)"]),
+        (np.random.RandomState(0), ["RandomState", "np.random.default_rng(seed)"]),
+        (None, ["NoneType", "np.random.default_rng(seed)"]),
+        ("seed", ["str"]),
+    ],
+)
+def test_rng_must_be_a_generator(rng, words):
+    for call in (
+        lambda: specdec.speculative_step(**GOOD, rng=rng),
+        lambda: specdec.trace_step(**GOOD, rng=rng),
+        lambda: specdec.sample_draft(GOOD["draft_probs"], rng),
+    ):
+        with pytest.raises(TypeError) as raised:
+            call()
+        assert all(word in str(raised.value) for word in words), str(raised.value)
+
+
+def test_a_row_within_the_tolerance_is_accepted_and_just_beyond_it_is_not():
+    nearly = [[0.5, 0.5 + 9e-7]]
+    assert specdec.speculative_step(nearly, [], [], np.random.default_rng(0)) in ([0], [1])
+    with pytest.raises(ValueError, match="sums to 1.0000011"):
+        specdec.speculative_step([[0.5, 0.5 + 1.1e-6]], [], [], np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: specdec.acceptance_rate([0.5, 0.5], [1.0]), ValueError, ["same vocabulary"]),
+        (lambda: specdec.acceptance_rate([[0.5, 0.5]], [0.5, 0.5]), ValueError, ["target", "1-D"]),
+        (lambda: specdec.acceptance_rate([0.5, 0.6], [0.5, 0.5]), ValueError, ["target", "sums to 1.1"]),
+        (lambda: specdec.residual_distribution([0.5, 0.5], [1.5, -0.5]), ValueError, ["draft", "negative"]),
+        (lambda: specdec.residual_distribution("ab", [0.5, 0.5]), TypeError, ["target"]),
+        (lambda: specdec.expected_tokens(1.5, 3), ValueError, ["alpha", "[0, 1]", "1.5"]),
+        (lambda: specdec.expected_tokens(-0.1, 3), ValueError, ["alpha", "[0, 1]"]),
+        (lambda: specdec.expected_tokens(float("nan"), 3), ValueError, ["alpha", "nan"]),
+        (lambda: specdec.expected_tokens("0.5", 3), TypeError, ["alpha", "real number", "str"]),
+        (lambda: specdec.expected_tokens(0.5, -1), ValueError, ["gamma", ">= 0", "-1"]),
+        (lambda: specdec.expected_tokens(0.5, 2.0), TypeError, ["gamma", "integer", "float"]),
+        (lambda: specdec.expected_tokens(0.5, True), TypeError, ["gamma", "integer", "bool"]),
+        (lambda: specdec.speedup(0.5, 3, 0), ValueError, ["c", "> 0", "target pass"]),
+        (lambda: specdec.speedup(0.5, 3, -2.0), ValueError, ["c", "> 0"]),
+        (lambda: specdec.speedup(2, 3, 10), ValueError, ["alpha"]),
+        (lambda: specdec.optimal_gamma(0.5, 10, max_gamma=0), ValueError, ["max_gamma", ">= 1"]),
+        (lambda: specdec.optimal_gamma(0.5, "fast"), TypeError, ["c", "number"]),
+        (lambda: specdec.token_count_distribution(1.01, 3), ValueError, ["alpha"]),
+        (lambda: specdec.token_count_distribution(0.5, 3.5), TypeError, ["gamma"]),
+        (lambda: specdec.token_count_distribution_for_rates([0.5, 1.2]), ValueError, ["rates[1]", "[0, 1]"]),
+        (lambda: specdec.token_count_distribution_for_rates([[0.5]]), ValueError, ["rates", "1-D"]),
+        (lambda: specdec.expected_tokens_for_rates(["x"]), TypeError, ["rates"]),
+        (lambda: specdec.acceptance_rates([[1.0, 0.0]], [[1.0, 0.0]]), ValueError, ["one row more"]),
+        (lambda: specdec.tv_distance([0.5, 0.5], [0.2, 0.2, 0.6]), ValueError, ["same vocabulary"]),
+        (lambda: specdec.kl_divergence([0.5, float("nan")], [0.5, 0.5]), ValueError, ["p", "NaN"]),
+        (lambda: specdec.sample_draft([0.5, 0.5], np.random.default_rng(0)), ValueError, ["draft_probs", "2-D"]),
+        (lambda: random_rows(-1, 4, 0.5, np.random.default_rng(0)), ValueError, ["gamma"]),
+        (lambda: random_rows(2, 1, 0.5, np.random.default_rng(0)), ValueError, ["vocab", ">= 2"]),
+        (lambda: random_rows(2, 4, 1.5, np.random.default_rng(0)), ValueError, ["closeness", "[0, 1]"]),
+        (lambda: random_rows(2, 4, 0.5, 0), TypeError, ["np.random.default_rng(seed)"]),
+        (lambda: token_labels(0), ValueError, ["vocab", ">= 1"]),
+    ],
+)
+def test_bad_arguments_everywhere_else(call, error, words):
+    with pytest.raises(error) as raised:
+        call()
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+
+
+def test_lists_tuples_and_integer_arrays_are_accepted():
+    expected = specdec.speculative_step(TARGET_PROBS, DRAFT_PROBS, [0, 1], np.random.default_rng(0))
+    as_tuples = tuple(map(tuple, TARGET_PROBS.tolist())), tuple(map(tuple, DRAFT_PROBS.tolist()))
+    assert specdec.speculative_step(*as_tuples, (0, 1), np.random.default_rng(0)) == expected
+    assert specdec.speculative_step(TARGET_PROBS, DRAFT_PROBS, np.array([0, 1]), np.random.default_rng(0)) == expected
+    assert specdec.speculative_step(TARGET_PROBS, DRAFT_PROBS, [np.int32(0), np.int64(1)], np.random.default_rng(0)) == expected
+    assert specdec.acceptance_rate((1, 0), (0.5, 0.5)) == 0.5
+    assert specdec.expected_tokens(np.float32(0.5), np.int64(2)) == 1.75

@@ -1,0 +1,61 @@
+"""The terminal face: python -m specdec step | speedup | bench --help."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import specdec
+from specdec import cli
+from specdec.rows import random_rows
+
+
+def run(*arguments):
+    return subprocess.run([sys.executable, "-m", "specdec", *arguments], capture_output=True, text=True)
+
+
+def test_step_prints_the_trace_of_the_documented_seeding(capsys):
+    assert cli.main(["step", "--gamma", "3", "--vocab", "6", "--seed", "0"]) == 0
+    printed = capsys.readouterr().out
+    rng = np.random.default_rng(0)
+    target, draft = random_rows(3, 6, 0.5, rng)
+    tokens = specdec.sample_draft(draft, rng)
+    emitted = specdec.speculative_step(target, draft, tokens, rng)
+    labels = "ABCDEF"
+    assert "draft proposed: " + " ".join(labels[t] for t in tokens) in printed
+    assert "output: " + " ".join(labels[t] for t in emitted) + " (" in printed
+    assert "p_0" in printed and "q_2" in printed
+
+
+def test_step_example_reproduces_spec(capsys):
+    cli.main(["step", "--example"])
+    assert "output: A B A (3 tokens: 2 accepted, 1 bonus)" in capsys.readouterr().out
+
+
+def test_speedup_prints_the_best_gamma_and_a_table_around_it(capsys):
+    cli.main(["speedup", "--alpha", "0.8", "--c", "20"])
+    printed = capsys.readouterr().out
+    assert "best γ = 8" in printed and "speedup 3.09×" in printed
+    best_row = next(line for line in printed.splitlines() if "← best" in line)
+    assert best_row.split()[0] == "8" and best_row.split()[3] == "3.09"
+    assert len([line for line in printed.splitlines() if line.strip()[:1].isdigit()]) == 7
+
+
+def test_bad_values_give_a_clear_error_and_exit_2():
+    result = run("speedup", "--alpha", "1.5", "--c", "20")
+    assert result.returncode == 2 and "alpha must be in [0, 1], got 1.5" in result.stderr
+    result = run("step", "--vocab", "1")
+    assert result.returncode == 2 and "vocab must be an integer >= 2" in result.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["step"], ["speedup"], ["bench"]])
+def test_help_reads_well(command):
+    result = run(*command, "--help")
+    assert result.returncode == 0 and "usage: python -m specdec" in result.stdout
+    assert len(result.stdout.splitlines()) >= 5
+
+
+def test_bench_lists_its_suites():
+    assert set(cli.BENCHMARKS) == {"sampling", "checks", "interactivity", "text"}
+    assert "checks" in run("bench", "--help").stdout

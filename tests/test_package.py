@@ -1,0 +1,28 @@
+"""The package's promises about itself: what importing it costs, and what it exports."""
+
+import subprocess
+import sys
+
+import specdec
+from specdec import palette
+
+
+def test_import_specdec_loads_neither_matplotlib_nor_ipywidgets():
+    probe = "import sys, specdec; print(sorted(m for m in ('matplotlib', 'ipywidgets', 'scipy') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_every_exported_name_exists_and_is_documented_with_an_example():
+    for name in specdec.__all__:
+        value = getattr(specdec, name)
+        assert value.__doc__, name
+        if callable(value) and not isinstance(value, type):
+            assert "Examples" in value.__doc__ or ">>>" in value.__doc__, name
+
+
+def test_the_palette_gives_each_role_its_own_colour():
+    roles = [palette.TARGET, palette.DRAFT, palette.ACCEPTED, palette.RESAMPLED, palette.BONUS]
+    assert len(set(roles)) == 5
+    assert palette.ORIGIN_COLOURS["accepted"] == palette.ACCEPTED
+    assert palette.ROLE_LABELS[palette.TARGET] == "target p" and palette.ROLE_LABELS[palette.DRAFT] == "draft q"
