@@ -23,6 +23,8 @@ SUM_TOLERANCE = 1e-6
 
 def as_float_array(value, name: str, ndim: int) -> np.ndarray:
     """Return `value` as a float64 array with `ndim` dimensions, without copying an array that already is one."""
+    if type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == ndim and value.shape[-1]:
+        return value  # the common case, checked in one line
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be an array of probabilities, got {type(value).__name__}")
     try:
@@ -78,6 +80,14 @@ def distribution(value, name: str) -> np.ndarray:
     return array
 
 
+def distribution_pair(first, second, first_name: str, second_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two checked 1-D probability vectors over the same vocabulary."""
+    first_array = distribution(first, first_name)
+    second_array = distribution(second, second_name)
+    same_vocabulary(first_array, first_name, second_array, second_name)
+    return first_array, second_array
+
+
 def distribution_rows(value, name: str) -> np.ndarray:
     """A checked 2-D array whose rows are probability vectors."""
     array = as_float_array(value, name, 2)
@@ -126,38 +136,33 @@ def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
     return target, draft
 
 
-def token_list(value, name: str, length: int, vocab_size: int) -> list[int]:
-    """A list of Python ints, each a valid token id, of the given length."""
+def drafted_tokens(value, draft: np.ndarray) -> list[int]:
+    """`draft_tokens` as Python ints: one per row of `draft`, each a token that row could have drawn."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise TypeError(f"{name} must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
+        raise TypeError(f"draft_tokens must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
     tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
-    if len(tokens) != length:
-        raise ValueError(
-            f"{name} must hold one token per draft row: expected {length}, got {len(tokens)}"
-        )
+    rows, vocab_size = draft.shape
+    if len(tokens) != rows:
+        raise ValueError(f"draft_tokens must hold one token per draft row: expected {rows}, got {len(tokens)}")
     for position, token in enumerate(tokens):
         if type(token) is not int:  # the common case skips the slower abstract-class checks
             if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
                 raise TypeError(
-                    f"{name}[{position}] must be an integer token id, got {token!r} of type "
+                    f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
                     f"{type(token).__name__}"
                 )
             tokens[position] = token = int(token)
         if not 0 <= token < vocab_size:
             raise ValueError(
-                f"{name}[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} "
+                f"draft_tokens[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} "
                 f"(V = {vocab_size})"
             )
-    return tokens
-
-
-def drafted_tokens_possible(draft: np.ndarray, tokens: list[int]) -> None:
-    for position, token in enumerate(tokens):
-        if not draft[position, token] > 0:
+        if not draft.item(position, token) > 0:
             raise ValueError(
                 f"draft_tokens[{position}] = {token} has draft probability draft_probs[{position}, {token}] = 0: "
                 f"the draft model could not have sampled that token at that position (expected q(x) > 0)"
             )
+    return tokens
 
 
 def generator(rng, name: str = "rng") -> np.random.Generator:

@@ -55,9 +55,7 @@ def acceptance_rate(target, draft) -> float:
     >>> acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     0.7
     """
-    p = _checks.distribution(target, "target")
-    q = _checks.distribution(draft, "draft")
-    _checks.same_vocabulary(p, "target", q, "draft")
+    p, q = _checks.distribution_pair(target, draft, "target", "draft")
     # Rows may sum to 1 only within rounding (or the 1e-6 the checks allow); α is a probability.
     return min(1.0, float(np.minimum(p, q).sum()))
 
@@ -82,9 +80,7 @@ def residual_distribution(target, draft) -> np.ndarray:
     >>> residual_distribution([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     array([0.83333333, 0.16666667, 0.        , 0.        ])
     """
-    p = _checks.distribution(target, "target")
-    q = _checks.distribution(draft, "draft")
-    _checks.same_vocabulary(p, "target", q, "draft")
+    p, q = _checks.distribution_pair(target, draft, "target", "draft")
     return _residual(p, q)
 
 
@@ -284,9 +280,7 @@ def sample_draft(draft_probs, rng) -> list[int]:
 
 def _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng):
     target, draft = _checks.verify_rows(target_probs, draft_probs)
-    tokens = _checks.token_list(draft_tokens, "draft_tokens", draft.shape[0], target.shape[1])
-    _checks.drafted_tokens_possible(draft, tokens)
-    return target, draft, tokens, _checks.generator(rng)
+    return target, draft, _checks.drafted_tokens(draft_tokens, draft), _checks.generator(rng)
 
 
 def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[int]:
@@ -294,8 +288,8 @@ def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[i
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        p_x = float(target[i, token])
-        q_x = float(draft[i, token])
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
         threshold = min(1.0, p_x / q_x)
         u = rng.random()
         if u < threshold:  # strict: a token with p(x) = 0 is never accepted, not even at u = 0

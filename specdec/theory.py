@@ -152,7 +152,7 @@ def tv_distance(p, q) -> float:
     >>> tv_distance([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])  # doctest: +ELLIPSIS
     0.3...
     """
-    p, q = _pair(p, q)
+    p, q = _checks.distribution_pair(p, q, "p", "q")
     return float(0.5 * np.abs(p - q).sum())
 
 
@@ -169,19 +169,12 @@ def kl_divergence(p, q) -> float:
     >>> kl_divergence([0.5, 0.5], [1.0, 0.0])
     inf
     """
-    p, q = _pair(p, q)
+    p, q = _checks.distribution_pair(p, q, "p", "q")
     support = p > 0
     if np.any(q[support] == 0):
         return math.inf
     ps, qs = p[support], q[support]
     return float(max(0.0, np.sum(ps * np.log(ps / qs))))
-
-
-def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
-    p = _checks.distribution(p, "p")
-    q = _checks.distribution(q, "q")
-    _checks.same_vocabulary(p, "p", q, "q")
-    return p, q
 
 
 def _rates(rates) -> np.ndarray:
