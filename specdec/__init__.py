@@ -18,6 +18,9 @@ from .core import (
     speculative_step,
     trace_step,
 )
+from .goodness_of_fit import check_steps, goodness_of_fit
+from .output_law import position_law
+from .sampling import sample_steps
 from .theory import (
     acceptance_rates,
     expected_tokens_for_rates,
@@ -34,12 +37,16 @@ __all__ = [
     "StepTrace",
     "acceptance_rate",
     "acceptance_rates",
+    "check_steps",
     "expected_tokens",
     "expected_tokens_for_rates",
+    "goodness_of_fit",
     "kl_divergence",
     "optimal_gamma",
+    "position_law",
     "residual_distribution",
     "sample_draft",
+    "sample_steps",
     "speculative_step",
     "speedup",
     "token_count_distribution",

@@ -298,7 +298,8 @@ def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[i
                 positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, True))
             continue
         residual = _residual(target[i], draft[i])
-        resampled = int(rng.choice(vocab, p=residual))
+        # The fallback (a copy of pᵢ) is only as normalised as the checks demand.
+        resampled = int(rng.choice(vocab, p=_choosable(residual)))
         output.append(resampled)
         if positions is not None:
             positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, False, residual, resampled))

@@ -11,6 +11,8 @@ _EXPORTS = {
     "new_figure": "._canvas",
     "png_bytes": "._canvas",
     "styled": "._canvas",
+    "DerivationFigure": ".monte_carlo",
+    "MonteCarloFigure": ".monte_carlo",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -17,6 +17,8 @@ _EXPORTS = {
     "speedup_explorer": ".speedup",
     "divergence_explorer": ".divergence",
     "temperature_explorer": ".divergence",
+    "derivation_explorer": ".monte_carlo",
+    "monte_carlo_explorer": ".monte_carlo",
 }
 
 __all__ = sorted(_EXPORTS)

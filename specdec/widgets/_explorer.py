@@ -26,6 +26,9 @@ class Explorer(widgets.VBox):
     redraw : callable returning dict
         Called after any change; it updates `figure` and returns what the view shows: a dict with
         the key ``"readout"`` (HTML for the text panel) and any numbers tests should compare.
+    render : callable returning bytes, optional
+        Turns `figure` into PNG bytes after `redraw`; by default `specdec.plots.png_bytes`. An
+        explorer passes `specdec.plots._blit.FastRedraw.png` to redraw only the artists that change.
 
     Attributes
     ----------
@@ -36,10 +39,11 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, title: str, controls: dict, control_rows: list, figure: Figure,
-                 redraw: Callable[[], dict], **kwargs):
+                 redraw: Callable[[], dict], render: Callable[[], bytes] | None = None, **kwargs):
         self.controls = controls
         self.figure = figure
         self._redraw = redraw
+        self._render = render if render is not None else lambda: png_bytes(figure)
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto", flex="0 1 auto"))
         self.readout = widgets.HTML(layout=widgets.Layout(min_width="16em", max_width="24em", padding="0 0 0 1em"))
         self.shown: dict = {}
@@ -53,10 +57,11 @@ class Explorer(widgets.VBox):
         """Redraw the figure and the readout from the current control values."""
         shown = self._redraw()
         self.readout.value = shown["readout"]
-        self.image.value = png_bytes(self.figure)
+        self.image.value = self._render()
         # The first render lays the figure out (constrained layout); later renders keep that layout,
         # which halves the cost of each update and stops the axes from jumping as values change.
-        self.figure.set_layout_engine("none")
+        # None rather than "none": savefig draws a figure twice while it has any layout engine.
+        self.figure.set_layout_engine(None)
         self.shown = shown
 
     def observe_controls(self, *names: str) -> None:

@@ -1,0 +1,546 @@
+"""A zoo of verify rules that are almost right, each standing for a mistake real code has made.
+
+Every function here takes `speculative_step`'s arguments, checks them the same way, and makes the
+same random draws as the correct rule except where its mistake changes them. Each one is short and
+written out in full, so that it can be read line by line against `specdec.core._verify`; the line
+that differs carries the comment ``# the mistake``.
+
+`BROKEN_RULES` lists the rules whose bias a sampling check finds: with the rows of their
+`biased_example`, 200,000 steps are enough to reject them at any sensible significance level.
+Each `BrokenRule` also has a vectorised `sample_steps` with the same law as its function (the tests
+compare the two), because a Python loop is too slow for a million steps.
+
+`EDGE_CASES` lists two rules that are wrong only on a set of random draws of probability about
+2⁻⁵³ — no amount of sampling will show them, but a generator rigged to produce the fatal uniform
+(`rigged_generator`) does.
+
+What is simplified: in a real engine these mistakes hide inside batched GPU kernels, among logits
+processors and samplers; here each is isolated in a dozen lines of numpy.
+
+>>> import numpy as np
+>>> from specdec.rows import spec_example
+>>> target_probs, draft_probs, draft_tokens = spec_example()
+>>> always_accept(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # token 3 has p = 0
+[3, 0, 2]
+>>> sorted(BROKEN_RULES)[:3]
+['accept_with_target_probability', 'always_accept', 'drop_bonus_token']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from .core import _checked_step_arguments, _choosable, _residual
+from .rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
+from .sampling import (
+    VerifyTables,
+    _acceptance_table,
+    _checked_sampling_arguments,
+    _residual_rows,
+    sample_with_tables,
+)
+
+
+# --- The broken rules -------------------------------------------------------------------------
+
+
+def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """After a rejection, draw the replacement from pᵢ instead of the residual norm(max(0, pᵢ − qᵢ)).
+
+    The accepted tokens already carry the mass min(p, q); drawing the rest from p counts that mass
+    twice, so tokens the draft likes are over-produced.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> resample_from_target(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
+    [0]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_choosable(target[i]))))  # the mistake
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """After a rejection, draw the replacement from qᵢ — the draft model — instead of the residual.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> resample_from_draft(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
+    [1]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_choosable(draft[i]))))  # the mistake
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Accept xᵢ with probability pᵢ(xᵢ) instead of min(1, pᵢ(xᵢ)/qᵢ(xᵢ)).
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> accept_with_target_probability(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
+    [0]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = float(target[i, token])  # the mistake
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def always_accept(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Skip verification: emit every draft token, then the bonus token. Draws only the bonus.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> always_accept(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
+    [3, 0, 2]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output = list(tokens)  # the mistake: no uniform, no comparison
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def drop_bonus_token(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """When every draft token passes, return without the bonus token (and without drawing it).
+
+    Every token that is emitted still has the right law; the step just yields fewer tokens, so only
+    the law of the token count shows the mistake. With γ = 0 it emits nothing at all.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> drop_bonus_token(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
+    [0, 1]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        return output
+    return output  # the mistake: the target's last row p_γ is never used
+
+
+def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Draw one uniform per step and compare it at every position, instead of one per position.
+
+    Position 0 is still right. But a step that reached position i > 0 did so because u was small,
+    so later draft tokens are accepted too often: the positions become dependent.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> one_uniform_for_all(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
+    [0, 1, 1]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    u = rng.random() if tokens else None  # the mistake: drawn once, outside the loop
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if u < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def greedy_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Draft greedily — xᵢ = argmax qᵢ — while still using qᵢ in the ratio pᵢ(xᵢ)/qᵢ(xᵢ).
+
+    The `draft_tokens` passed in are checked and then ignored: this rule stands for a draft model
+    that never sampled, so each is replaced by the argmax of its row (the first one on a tie). The
+    ratio is only valid for tokens drawn from qᵢ; a greedy draft was drawn from a point mass.
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> greedy_draft(target_probs, draft_probs, [3, 3], np.random.default_rng(0))  # proposes [0, 0]
+    [0, 1]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    tokens = [int(np.argmax(row)) for row in draft]  # the mistake
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def swapped_roles(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Swap p and q in the rule: accept with min(1, qᵢ(xᵢ)/pᵢ(xᵢ)), resample from norm(max(0, qᵢ − pᵢ)).
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> swapped_roles(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
+    [3, 0, 0]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        p_x, q_x = float(target[i, token]), float(draft[i, token])
+        threshold = 1.0 if q_x >= p_x else q_x / p_x  # the mistake: q/p, not p/q
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(draft[i], target[i]))))  # and q − p
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def accept_on_equal(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Accept when u <= min(1, p/q) instead of u < min(1, p/q).
+
+    Identical to the correct rule except when u equals the threshold exactly. The case that
+    matters is p(x) = 0 with u = 0: the rule then emits a token the target says is impossible.
+
+    >>> target_probs, draft_probs, _ = EDGE_CASES["accept_on_equal"].example
+    >>> accept_on_equal(target_probs, draft_probs, [3, 0], rigged_generator(0.0))
+    [3, 0, 3]
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() <= threshold:  # the mistake
+            output.append(token)
+            continue
+        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+def residual_without_fallback(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Normalise max(0, p − q) without checking its mass: 0/0 = NaN when p ≤ q everywhere.
+
+    A rejection there is possible only through rounding (rows that sum to 1 − 10⁻⁹, say), so the
+    rule works for billions of steps and then crashes: `Generator.choice` refuses NaN weights.
+
+    >>> target_probs, draft_probs, tokens = EDGE_CASES["residual_without_fallback"].example
+    >>> rng = rigged_generator(EDGE_CASES["residual_without_fallback"].fatal_uniform)
+    >>> residual_without_fallback(target_probs, draft_probs, tokens, rng)
+    Traceback (most recent call last):
+    ...
+    ValueError: Probabilities contain NaN
+    """
+    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        if rng.random() < threshold:
+            output.append(token)
+            continue
+        excess = np.maximum(target[i] - draft[i], 0.0)
+        with np.errstate(invalid="ignore"):
+            residual = excess / excess.sum()  # the mistake: no zero-mass fallback
+        output.append(int(rng.choice(vocab, p=residual)))
+        return output
+    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    return output
+
+
+# --- Each rule's law as tables, for fast vectorised sampling ----------------------------------------
+
+
+def _correct_tables(target: np.ndarray, draft: np.ndarray) -> VerifyTables:
+    return VerifyTables(
+        draft_rows=draft,
+        acceptance=_acceptance_table(target[:-1], draft),
+        resample_rows=_residual_rows(target[:-1], draft),
+        bonus_row=target[-1],
+    )
+
+
+def _greedy_rows(draft: np.ndarray) -> np.ndarray:
+    rows = np.zeros_like(draft)
+    rows[np.arange(draft.shape[0]), np.argmax(draft, axis=1)] = 1.0
+    return rows
+
+
+_TABLES = {
+    "resample_from_target": lambda p, q: replace(_correct_tables(p, q), resample_rows=p[:-1]),
+    "resample_from_draft": lambda p, q: replace(_correct_tables(p, q), resample_rows=q),
+    "accept_with_target_probability": lambda p, q: replace(
+        _correct_tables(p, q), acceptance=np.where(q > 0, p[:-1], 0.0)
+    ),
+    "always_accept": lambda p, q: replace(_correct_tables(p, q), acceptance=(q > 0).astype(np.float64)),
+    "drop_bonus_token": lambda p, q: replace(_correct_tables(p, q), bonus_row=None),
+    "one_uniform_for_all": lambda p, q: replace(_correct_tables(p, q), shared_uniform=True),
+    "greedy_draft": lambda p, q: replace(_correct_tables(p, q), draft_rows=_greedy_rows(q)),
+    "swapped_roles": lambda p, q: VerifyTables(
+        draft_rows=q,
+        acceptance=_acceptance_table(q, p[:-1]),
+        resample_rows=_residual_rows(q, p[:-1]),
+        bonus_row=p[-1],
+    ),
+}
+
+
+# --- The registries --------------------------------------------------------------------------------
+
+_SPEC_ROWS = (SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS)
+
+# Two tokens, two draft positions: a step reaches position 1 after drafting B only when u < 0.2,
+# so a reused uniform then accepts B again for sure.
+_DEPENDENT_ROWS = (((0.9, 0.1), (0.9, 0.1), (0.5, 0.5)), ((0.5, 0.5), (0.5, 0.5)))
+
+
+@dataclass(frozen=True)
+class BrokenRule:
+    """One broken verify rule, what it gets wrong, and rows on which its output must be biased."""
+
+    name: str
+    function: Callable[..., list]
+    """The rule, with `speculative_step`'s signature."""
+    mistake: str
+    """What the rule does wrong, in one sentence addressed to the learner."""
+    real_world: str
+    """The mistake in a real engine that this rule stands for."""
+    biased_example: tuple
+    """(target_probs, draft_probs) as nested tuples: rows on which the rule's law differs from the correct one."""
+    where_it_shows: str
+    """Where the bias shows on `biased_example`, and why."""
+    biased_position: int | None
+    """The output position whose law is biased on `biased_example`; None if only the token count is."""
+
+    def example_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """`biased_example` as fresh float arrays (target_probs, draft_probs)."""
+        target, draft = self.biased_example
+        return np.array(target, dtype=np.float64), np.array(draft, dtype=np.float64)
+
+    def sample_steps(self, target_probs, draft_probs, n, rng):
+        """n independent steps of this rule at once, vectorised; same law as looping `function`.
+
+        Returns (tokens, counts) exactly like `specdec.sampling.sample_steps`; draws the draft
+        tokens itself. The random draws differ from the loop's, the law does not.
+        """
+        target, draft, n, rng = _checked_sampling_arguments(target_probs, draft_probs, n, rng)
+        return sample_with_tables(_TABLES[self.name](target, draft), n, rng)
+
+
+def _rule(function, mistake, real_world, biased_example, where_it_shows, biased_position):
+    return BrokenRule(function.__name__, function, mistake, real_world, biased_example, where_it_shows,
+                      biased_position)
+
+
+BROKEN_RULES: dict[str, BrokenRule] = {
+    rule.name: rule
+    for rule in (
+        _rule(
+            resample_from_target,
+            "You drew the resampled token from p, not from the residual norm(max(0, p − q)).",
+            "Treating a rejection as an ordinary decoding step and sampling the target's own "
+            "distribution, forgetting that the accepted draft tokens already supplied min(p, q).",
+            _SPEC_ROWS,
+            "Position 0: the output is min(p, q) + (1 − α)·p = (0.40, 0.34, 0.26, 0) instead of "
+            "p = (0.5, 0.3, 0.2, 0).",
+            0,
+        ),
+        _rule(
+            resample_from_draft,
+            "You drew the resampled token from q, the draft, not from the residual norm(max(0, p − q)).",
+            "Reusing the draft model's sampler for the replacement token, so a rejected position is "
+            "filled in by the model whose proposal was just refused.",
+            _SPEC_ROWS,
+            "Position 0: token D has p = 0 but is emitted with probability (1 − α)·q(D) = 0.075.",
+            0,
+        ),
+        _rule(
+            accept_with_target_probability,
+            "You accepted a draft token with probability p(x), not min(1, p(x)/q(x)).",
+            "Acceptance heuristics that look only at how likely the target finds the token (the idea "
+            "behind 'typical acceptance' schemes, which give up exactness on purpose).",
+            _SPEC_ROWS,
+            "Position 0: the accepted mass is q·p instead of min(p, q); the output is "
+            "(0.75, 0.20, 0.05, 0) instead of (0.5, 0.3, 0.2, 0).",
+            0,
+        ),
+        _rule(
+            always_accept,
+            "You never verified: every draft token was accepted.",
+            "Trusting the draft without the target's check, which is deploying the small model "
+            "under another name.",
+            _SPEC_ROWS,
+            "Position 0: the output is q = (0.25, 0.25, 0.25, 0.25), including token D with p = 0.",
+            0,
+        ),
+        _rule(
+            drop_bonus_token,
+            "You dropped the bonus token: when every draft token passed, the step should still add "
+            "one token drawn from the target's last row p_γ.",
+            "An off-by-one in the verify step that forgets the target pass also scored the position "
+            "after the last draft token; the text stays right but every step is slower than the "
+            "theory promises.",
+            _SPEC_ROWS,
+            "Token count only: a step never yields γ+1 = 3 tokens; P(N = 2) is 0.28 + 0.42 = 0.70 "
+            "instead of 0.28. Each emitted token still has the right law.",
+            None,
+        ),
+        _rule(
+            one_uniform_for_all,
+            "You drew one uniform for the whole step and compared it at every position; each "
+            "position needs its own.",
+            "A random number generated once per step (or a random stream seeded identically at "
+            "every position) instead of once per position.",
+            _DEPENDENT_ROWS,
+            "Position 1: reaching it after drafting B means u < 0.2, and the same u then accepts B "
+            "again, so position 1 emits (5/6, 1/6) instead of (0.9, 0.1); P(N = 3) is 0.40 instead of 0.36.",
+            1,
+        ),
+        _rule(
+            greedy_draft,
+            "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only "
+            "right for tokens sampled from q.",
+            "A draft model decoded greedily while its softmax is used as q — the same family as "
+            "processing the draft's logits (temperature, top-k) for sampling but not for the ratio.",
+            _SPEC_ROWS,
+            "Position 0: the draft always proposes A, whose ratio is 1, so position 0 is always A "
+            "instead of following p = (0.5, 0.3, 0.2, 0).",
+            0,
+        ),
+        _rule(
+            swapped_roles,
+            "You swapped p and q: the ratio is p(x)/q(x) (target over draft), and the residual is "
+            "max(0, p − q).",
+            "Mixing up notations: some papers and engines call the draft p and the target q.",
+            _SPEC_ROWS,
+            "Position 0: token D has p = 0, but q/p = ∞ accepts it whenever it is drafted and the "
+            "residual max(0, q − p) favours it too: D comes out with probability 0.39.",
+            0,
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class EdgeCase:
+    """A rule that is wrong only on one exact uniform, and the inputs that expose it."""
+
+    name: str
+    function: Callable[..., list]
+    mistake: str
+    real_world: str
+    example: tuple
+    """(target_probs, draft_probs, draft_tokens) as fresh arrays and a list."""
+    fatal_uniform: float
+    """The first uniform that exposes the mistake; `rigged_generator(fatal_uniform)` produces it."""
+    symptom: str
+
+
+def _edge_case_example(target, draft, tokens):
+    return np.array(target, dtype=np.float64), np.array(draft, dtype=np.float64), list(tokens)
+
+
+_ALMOST_EQUAL_ROWS = ((0.5 - 1e-9, 0.5), (0.5, 0.5)), ((0.5, 0.5),), (0,)
+
+EDGE_CASES: dict[str, EdgeCase] = {
+    "accept_on_equal": EdgeCase(
+        "accept_on_equal",
+        accept_on_equal,
+        "You accepted when u <= p(x)/q(x); the comparison must be strict, u < p(x)/q(x).",
+        "Accepting a token with p(x) = 0 when the uniform draw is exactly 0.",
+        _edge_case_example(SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, (3, 0)),
+        0.0,
+        "With u = 0 it accepts token D, which the target gives probability 0.",
+    ),
+    "residual_without_fallback": EdgeCase(
+        "residual_without_fallback",
+        residual_without_fallback,
+        "Your residual divides by its own mass, which is 0 when p ≤ q everywhere: 0/0 is NaN.",
+        "A residual that is NaN when p == q (up to rounding).",
+        _edge_case_example(*_ALMOST_EQUAL_ROWS),
+        # Above the threshold (0.5 − 1e-9)/0.5, so the draft token is rejected.
+        1.0 - 2.0**-53,
+        "A rejection at rows with p ≤ q everywhere crashes the step with NaN probabilities.",
+    ),
+}
+
+
+# --- A generator rigged to produce one chosen uniform -----------------------------------------------
+
+_PCG64_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+_MASK_128 = (1 << 128) - 1
+
+
+def rigged_generator(first_uniform, seed=0) -> np.random.Generator:
+    """A PCG64 generator whose next ``random()`` returns exactly `first_uniform`.
+
+    ``Generator.random`` turns the top 53 bits of one 64-bit output into a double, so any value
+    k·2⁻⁵³ in [0, 1) can be produced; `first_uniform` is rounded down to that grid. The state that
+    produces it is found by inverting one step of PCG64; the draws after it look random as usual.
+
+    >>> rigged_generator(0.0).random()
+    0.0
+    >>> rigged_generator(0.25).random()
+    0.25
+    """
+    value = float(first_uniform)
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"first_uniform must be in [0, 1), got {first_uniform!r}")
+    generator = np.random.Generator(np.random.PCG64(seed))
+    state = generator.bit_generator.state
+    increment = state["state"]["inc"]
+    output = int(value * 2.0**53) << 11
+    # PCG64 steps its 128-bit state s → s·M + inc, then outputs rotr64(high ^ low, high >> 58).
+    high = 0x0123456789ABCDEF  # top six bits 0: no rotation
+    low = high ^ output
+    stepped = (high << 64) | low
+    previous = ((stepped - increment) * pow(_PCG64_MULTIPLIER, -1, 1 << 128)) & _MASK_128
+    state["state"]["state"] = previous
+    state["has_uint32"] = 0
+    generator.bit_generator.state = state
+    return generator

@@ -1,0 +1,23 @@
+"""Self-study exercises with automatic feedback: implement the rule yourself (notebook 07).
+
+`check(name, function)` runs your function and specdec's on the same cases — SPEC's examples,
+edge cases and seeded random ones — and compares the values, the types, the generator's state
+afterwards and your inputs. On a failure it shows the first failing case and a hint for the mistake
+your outputs match, found by running known wrong versions on the same cases.
+
+What is simplified: the checker can only name mistakes it knows; an unknown one still gets the
+failing case in full, and for the verify step a trace of what the correct rule does on it.
+
+>>> def acceptance_rate(target, draft):
+...     raise NotImplementedError
+>>> check("acceptance_rate", acceptance_rate)
+✗ acceptance_rate: not implemented yet
+  to do  replace `raise NotImplementedError` in the cell above with your code, run that cell, then
+         run this one again.
+"""
+
+from .cases import EXERCISE_NAMES
+from .checker import check
+from .result import CheckResult
+
+__all__ = ["EXERCISE_NAMES", "CheckResult", "check"]

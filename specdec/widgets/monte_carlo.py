@@ -1,0 +1,366 @@
+"""Explorers of notebook 03: the derivation for the learner's own p and q, and a Monte Carlo check.
+
+`derivation_explorer` lets the learner set p and q with sliders and shows, token by token, that the
+accepted part min(p, q) and the resampled part (1 − α)·r stack up to p exactly.
+
+`monte_carlo_explorer` samples up to a million verify steps with `sample_steps` (or with a broken
+rule's vectorised sampler) and compares what came out with the exact law: the tokens at one output
+position against pᵢ, the token counts against their law, and the largest deviation against n.
+The correct rule passes at every n; each broken rule fails once n is large enough, and the
+deviation plot shows why: its curve stops following the 1/√n guide and levels off at the bias.
+
+What is simplified: each (rule, seed) pair is one run, sampled in blocks of 100,000 steps as the
+n slider asks for more; the slider looks at its first n steps. So growing n adds samples to the same
+run, as a longer experiment would, and moving the slider back costs no sampling.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import _checks
+from ..broken_rules import BROKEN_RULES
+from ..goodness_of_fit import fit_counts
+from ..output_law import position_law, reach_probabilities, token_count_law
+from ..plots.monte_carlo import DerivationFigure, MonteCarloFigure
+from ..rows import spec_example, token_labels
+from ..sampling import sample_steps
+from ._explorer import Explorer
+
+#: The largest number of steps the explorer samples, and the range of its log slider.
+MAX_STEPS = 1_000_000
+MIN_STEPS = 100
+#: Largest seed offered.
+MAX_SEED = 99
+#: The largest vocabulary the derivation explorer gives sliders to.
+MAX_DERIVATION_VOCAB = 8
+
+#: How each rule is named in the dropdown.
+RULE_LABELS = {
+    "correct": "the correct rule",
+    "resample_from_target": "broken: resample from p, not the residual",
+    "resample_from_draft": "broken: resample from q, not the residual",
+    "accept_with_target_probability": "broken: accept with probability p(x)",
+    "always_accept": "broken: always accept (no verification)",
+    "drop_bonus_token": "broken: drop the bonus token",
+    "one_uniform_for_all": "broken: one uniform for every position",
+    "greedy_draft": "broken: greedy draft, q in the ratio",
+    "swapped_roles": "broken: p and q swapped",
+}
+
+_LABEL_STYLE = {"description_width": "initial"}
+_SLIDER_LAYOUT = widgets.Layout(width="26em")
+
+
+def derivation_explorer(target=None, draft=None) -> Explorer:
+    """Sliders for p and q; bars showing accepted part + resampled part = p for every token.
+
+    Parameters
+    ----------
+    target, draft : array_like of shape (V,), optional
+        Starting p and q (2 ≤ V ≤ 8); by default row 0 of SPEC's example,
+        p = (0.5, 0.3, 0.2, 0) and q uniform.
+
+    Returns
+    -------
+    Explorer
+        ``controls``: ``"p0"`` … and ``"q0"`` …, one weight slider per token for each model (the
+        weights are normalised to sum to 1). ``shown`` holds ``law`` (a
+        `specdec.output_law.PositionLaw`), ``largest_gap`` (max |accepted + resampled − p|) and
+        ``readout``.
+
+    Examples
+    --------
+    >>> explorer = derivation_explorer()
+    >>> explorer.shown["law"].acceptance_rate
+    0.7
+    >>> explorer.controls["q0"].value = 1.0
+    >>> explorer.shown["largest_gap"] < 1e-12
+    True
+    """
+    default_target, default_draft, _ = spec_example()
+    p = _checks.distribution(default_target[0] if target is None else target, "target")
+    q = _checks.distribution(default_draft[0] if draft is None else draft, "draft")
+    _checks.same_vocabulary(p, "target", q, "draft")
+    if not 2 <= p.size <= MAX_DERIVATION_VOCAB:
+        raise ValueError(f"target must have 2 … {MAX_DERIVATION_VOCAB} tokens for the sliders, got {p.size}")
+    labels = token_labels(p.size)
+    slider = dict(min=0.0, max=1.0, step=0.01, readout_format=".2f", style=_LABEL_STYLE,
+                  layout=widgets.Layout(width="17em"))
+    controls = {}
+    for name, values, model in (("p", p, "target"), ("q", q, "draft")):
+        for i, label in enumerate(labels):
+            controls[f"{name}{i}"] = widgets.FloatSlider(value=round(float(values[i]), 2),
+                                                         description=f"{model} weight of {label}", **slider)
+    picture = DerivationFigure(labels)
+
+    def weights(name: str) -> np.ndarray:
+        values = np.array([controls[f"{name}{i}"].value for i in range(len(labels))])
+        total = values.sum()
+        return values / total if total > 0 else np.full(len(labels), 1.0 / len(labels))
+
+    def redraw() -> dict:
+        law = position_law(weights("p"), weights("q"))
+        picture.update(law)
+        shown = {"law": law, "largest_gap": float(np.abs(law.total - law.target).max())}
+        shown["readout"] = _derivation_readout(law, labels, shown["largest_gap"])
+        return shown
+
+    rows = [[controls[f"p{i}"] for i in range(len(labels))], [controls[f"q{i}"] for i in range(len(labels))]]
+    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture.figure, redraw,
+                        render=picture.png)
+    explorer.observe_controls()
+    return explorer
+
+
+def _derivation_readout(law, labels, largest_gap: float) -> str:
+    rows = "".join(
+        f"<tr><td>{label}</td><td>{p:.3f}</td><td>{q:.3f}</td><td>{a:.3f}</td><td>{r:.3f}</td>"
+        f"<td><b>{a + r:.3f}</b></td></tr>"
+        for label, p, q, a, r in zip(labels, law.target, law.draft, law.accepted, law.resampled)
+    )
+    return (
+        f"<p>α = Σ min(p, q) = <b>{law.acceptance_rate:.3f}</b>; a rejection happens with "
+        f"probability 1 − α = {1 - law.acceptance_rate:.3f}.</p>"
+        "<table><tr><th>token</th><th>p</th><th>q</th><th>accepted</th><th>resampled</th><th>sum</th></tr>"
+        f"{rows}</table>"
+        f"<p>Largest |sum − p| over the tokens: {largest_gap:.1e}. The sum is p, whatever q is; "
+        "only α, how often the draft is kept, depends on q.</p>"
+    )
+
+
+def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=100_000, seed=0) -> Explorer:
+    """Sample up to a million verify steps and test them against the exact law.
+
+    Parameters
+    ----------
+    target_probs, draft_probs : array_like, optional
+        The rows of every step, (γ+1, V) and (γ, V) with V ≤ 26; by default SPEC's example.
+    rule : str
+        "correct" or a name from `specdec.broken_rules.BROKEN_RULES`.
+    n : int in 100 … 1,000,000
+        How many steps to look at.
+    seed : int in 0 … 99
+
+    Returns
+    -------
+    Explorer
+        ``controls``: ``"rule"`` (dropdown), ``"n"`` (log slider), ``"position"``, ``"seed"``.
+        Changing the rule moves ``position`` to where that rule's bias shows most (the smallest
+        p-value). ``shown`` holds ``rule``, ``n``, ``position``, ``seed``, ``position_fits`` (a
+        `specdec.goodness_of_fit.FitResult` per position), ``count_fit``, ``passed`` (all of them
+        pass), ``frequencies`` (of the shown position), ``count_frequencies``, ``sizes`` and
+        ``deviations`` (the deviation curve) and ``readout``.
+
+    Examples
+    --------
+    >>> explorer = monte_carlo_explorer(n=10_000)
+    >>> explorer.shown["passed"]
+    True
+    >>> explorer.controls["rule"].value = "always_accept"
+    >>> explorer.shown["passed"]
+    False
+    """
+    if target_probs is None and draft_probs is None:
+        target_probs, draft_probs, _ = spec_example()
+    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    if target.shape[1] > 26:
+        raise ValueError(f"the explorer shows at most 26 tokens, got V = {target.shape[1]}")
+    if rule not in RULE_LABELS:
+        raise ValueError(f"rule must be one of {sorted(RULE_LABELS)}, got {rule!r}")
+    n = _bounded_int(n, "n", MIN_STEPS, MAX_STEPS)
+    seed = _bounded_int(seed, "seed", 0, MAX_SEED)
+    gamma = draft.shape[0]
+    labels = token_labels(target.shape[1])
+    controls = {
+        "rule": widgets.Dropdown(options=[(label, name) for name, label in RULE_LABELS.items()], value=rule,
+                                 description="verify rule", style=_LABEL_STYLE, layout=widgets.Layout(width="30em")),
+        "n": widgets.FloatLogSlider(value=n, base=10, min=2, max=6, step=0.25, description="steps n",
+                                    readout_format=",.0f", continuous_update=False, style=_LABEL_STYLE,
+                                    layout=_SLIDER_LAYOUT),
+        "position": widgets.IntSlider(value=0, min=0, max=gamma, description="output position i",
+                                      style=_LABEL_STYLE),
+        "seed": widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="seed", continuous_update=False,
+                                  style=_LABEL_STYLE),
+    }
+    picture = MonteCarloFigure(labels, gamma)
+    runs = _Runs(target, draft)
+    count_law = np.concatenate(([0.0], token_count_law(target, draft)))
+    reach = reach_probabilities(target, draft)
+
+    def redraw() -> dict:
+        rule_name, position = controls["rule"].value, controls["position"].value
+        steps, seed_value = int(round(controls["n"].value)), controls["seed"].value
+        run = runs.get(rule_name, seed_value)
+        fits = run.position_fits(steps)
+        count_fit, count_frequencies = run.count_fit(steps, count_law)
+        sizes, deviations = run.deviation_curve(position, steps)
+        spread = np.sqrt((target[position] * (1 - target[position])).max() / (reach[position] * sizes))
+        fit = fits[position]
+        verdict = f"{'passes' if fit.passed else 'FAILS'}: χ² p-value {_p_text(fit.p_value)}"
+        picture.update(position, run.frequencies(steps, position), target[position],
+                       draft[position] if position < gamma else None,
+                       count_frequencies, count_law,
+                       sizes, deviations, spread, steps, verdict,
+                       f"{'passes' if count_fit.passed else 'FAILS'}: χ² p-value {_p_text(count_fit.p_value)}")
+        shown = {
+            "rule": rule_name, "n": steps, "position": position, "seed": seed_value,
+            "position_fits": fits, "count_fit": count_fit,
+            "passed": count_fit.passed and all(f.passed for f in fits),
+            "frequencies": run.frequencies(steps, position),
+            "count_frequencies": count_frequencies,
+            "sizes": sizes, "deviations": deviations,
+        }
+        shown["readout"] = _monte_carlo_readout(shown, gamma)
+        return shown
+
+    explorer = Explorer("A million verify steps against the exact law", controls,
+                        [[controls["rule"]], [controls["n"], controls["position"], controls["seed"]]],
+                        picture.figure, redraw, render=picture.png)
+    explorer.observe_controls("n", "position", "seed")
+
+    def on_rule(_change) -> None:
+        # A broken rule failing at some position: jump to the position where it fails most.
+        # One redraw either way.
+        rule_name = controls["rule"].value
+        worst = controls["position"].value
+        if rule_name != "correct":
+            fits = runs.get(rule_name, controls["seed"].value).position_fits(int(round(controls["n"].value)))
+            failing = [i for i in range(gamma + 1) if not fits[i].passed]
+            if failing:
+                worst = min(failing, key=lambda i: (fits[i].p_value, i))
+        if worst != controls["position"].value:
+            controls["position"].value = worst
+        else:
+            explorer.refresh()
+
+    controls["rule"].observe(on_rule, names="value")
+    if rule != "correct":
+        on_rule(None)
+    return explorer
+
+
+class _Runs:
+    """The runs sampled so far, one per (rule, seed); the few most recent are kept."""
+
+    KEPT = 4
+
+    def __init__(self, target: np.ndarray, draft: np.ndarray):
+        self.target, self.draft = target, draft
+        self._runs: dict = {}
+
+    def get(self, rule: str, seed: int) -> "_Run":
+        key = (rule, seed)
+        run = self._runs.pop(key, None) or _Run(self.target, self.draft, rule, seed)
+        self._runs[key] = run  # most recent last
+        while len(self._runs) > self.KEPT:
+            self._runs.pop(next(iter(self._runs)))
+        return run
+
+
+class _Run:
+    """Up to `MAX_STEPS` steps of one rule, sampled in blocks as the slider asks for more.
+
+    Block k is sampled with ``default_rng([seed, k])``, so the first n steps are the same whatever
+    order the slider visited its values in. The token and count tallies of every prefix looked at
+    are kept; a new prefix is tallied from the longest kept one below it.
+    """
+
+    BLOCK = 100_000
+    #: The prefix sizes of the deviation curve: 10² … 10⁶, eight per decade (the slider's values among them).
+    SIZES = np.unique(np.round(np.logspace(2, 6, 33)).astype(np.int64))
+
+    def __init__(self, target: np.ndarray, draft: np.ndarray, rule: str, seed: int):
+        self.target, self.draft, self.rule, self.seed = target, draft, rule, seed
+        positions, vocab = target.shape
+        self.tokens = np.empty((MAX_STEPS, positions), dtype=np.int32)  # filled block by block
+        self.counts = np.empty(MAX_STEPS, dtype=np.int32)
+        self.sampled = 0
+        # Token x at position i is tallied at i·(V+1) + x + 1; index i·(V+1) counts the −1 padding.
+        self._codes = (np.arange(positions, dtype=np.int32) * (vocab + 1) + 1)[None, :]
+        self._tallies: dict = {0: (np.zeros((positions, vocab + 1), np.int64), np.zeros(positions + 1, np.int64))}
+
+    def _sample_until(self, steps: int) -> None:
+        sampler = sample_steps if self.rule == "correct" else BROKEN_RULES[self.rule].sample_steps
+        while self.sampled < steps:
+            rng = np.random.default_rng([self.seed, self.sampled // self.BLOCK])
+            tokens, counts = sampler(self.target, self.draft, self.BLOCK, rng)
+            self.tokens[self.sampled : self.sampled + self.BLOCK] = tokens
+            self.counts[self.sampled : self.sampled + self.BLOCK] = counts
+            self.sampled += self.BLOCK
+
+    def tallies(self, steps: int):
+        """(token tallies (γ+1, V+1) with the padding in column 0, count tallies (γ+2,)) of the first `steps` steps."""
+        if steps not in self._tallies:
+            self._sample_until(steps)
+            start = max(size for size in self._tallies if size < steps)
+            tokens, counts = self._tallies[start]
+            positions, width = tokens.shape
+            codes = np.add(self.tokens[start:steps], self._codes, dtype=np.intp).ravel()  # bincount is slow on int32
+            extra_tokens = np.bincount(codes, minlength=positions * width).reshape(positions, width)
+            extra_counts = np.bincount(self.counts[start:steps].astype(np.intp), minlength=positions + 1)[: positions + 1]
+            self._tallies[steps] = (tokens + extra_tokens, counts + extra_counts)
+        return self._tallies[steps]
+
+    def position_fits(self, steps: int):
+        tokens, _ = self.tallies(steps)
+        return [fit_counts(tokens[i, 1:], self.target[i]) for i in range(len(tokens))]
+
+    def frequencies(self, steps: int, position: int) -> np.ndarray:
+        observed = self.tallies(steps)[0][position, 1:]
+        total = observed.sum()
+        return observed / total if total else np.full(observed.size, np.nan)
+
+    def count_fit(self, steps: int, count_law: np.ndarray):
+        observed = self.tallies(steps)[1]
+        return fit_counts(observed, count_law, category="count"), observed / steps
+
+    def deviation_curve(self, position: int, steps: int):
+        """The largest |frequency − pᵢ| at each size of `SIZES` up to `steps`, and at `steps`."""
+        sizes = np.append(self.SIZES[self.SIZES < steps], steps)
+        deviations = np.array([np.abs(self.frequencies(int(size), position) - self.target[position]).max()
+                               for size in sizes])
+        return sizes.astype(float), deviations
+
+
+def _monte_carlo_readout(shown: dict, gamma: int) -> str:
+    rule = shown["rule"]
+    if rule == "correct":
+        about = "<p>The rule of SPEC: accept with min(1, p/q), resample from the residual, add a bonus.</p>"
+    else:
+        broken = BROKEN_RULES[rule]
+        about = (f"<p><b>The mistake:</b> {html.escape(broken.mistake)}<br>"
+                 f"<b>In real engines:</b> {html.escape(broken.real_world)}</p>")
+    lines = "".join(
+        f"<li>position {i}: {fit.n:,} tokens, TV {fit.tv:.4f} (chance: {fit.typical_tv:.4f}), "
+        f"p-value {_p_text(fit.p_value)} {'✓' if fit.passed else '✗'}</li>" if fit.n else
+        f"<li>position {i}: never reached, nothing to test</li>"
+        for i, fit in enumerate(shown["position_fits"])
+    )
+    count_fit = shown["count_fit"]
+    lines += (f"<li>tokens per step: TV {count_fit.tv:.4f}, p-value {_p_text(count_fit.p_value)} "
+              f"{'✓' if count_fit.passed else '✗'}</li>")
+    overall = ("<b>passes</b>: every position follows its pᵢ and the counts follow their law"
+               if shown["passed"] else "<b>FAILS</b>: at least one check rejects the law (✗)")
+    shown_fit = shown["position_fits"][shown["position"]]
+    return (
+        f"<p>{RULE_LABELS[rule]}, seed {shown['seed']}, n = {shown['n']:,} steps</p>{about}"
+        f"<p>{overall}</p><ul>{lines}</ul>"
+        f"<p>Position {shown['position']}: {html.escape(shown_fit.verdict)}.</p>"
+    )
+
+
+def _p_text(p_value: float) -> str:
+    if p_value == 0.0:
+        return "< 1e-300"
+    return f"{p_value:.3f}" if p_value >= 0.001 else f"{p_value:.1e}"
+
+
+def _bounded_int(value, name: str, low: int, high: int) -> int:
+    value = _checks.count(value, name, minimum=low)
+    if value > high:
+        raise ValueError(f"{name} must be at most {high:,} (the control's range is {low:,} … {high:,}), got {value:,}")
+    return value

@@ -1,0 +1,481 @@
+"""Tests of specdec.exercises.check: it passes right answers and names the mistakes of wrong ones.
+
+The learner's functions below are written independently of specdec, the way notebook 07 asks a
+learner to write them; each wrong one differs from a right one in one marked place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import specdec
+from specdec import theory
+from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
+from specdec.exercises import EXERCISE_NAMES, CheckResult, check
+from specdec.exercises.cases import cases_for
+from specdec.exercises.mistakes import mistakes_for
+
+# --- Right answers, written out plainly --------------------------------------------------------
+
+
+def acceptance_rate(target, draft):
+    return float(np.minimum(target, draft).sum())
+
+
+def residual_distribution(target, draft):
+    excess = np.maximum(np.asarray(target) - np.asarray(draft), 0.0)
+    mass = excess.sum()
+    if mass == 0:
+        return np.array(target, dtype=float)
+    return excess / mass
+
+
+def speculative_step(target_probs, draft_probs, draft_tokens, rng):
+    vocab = len(target_probs[0])
+    tokens = []
+    for i, x in enumerate(draft_tokens):
+        if rng.random() < min(1.0, target_probs[i][x] / draft_probs[i][x]):
+            tokens.append(x)
+        else:
+            tokens.append(int(rng.choice(vocab, p=residual_distribution(target_probs[i], draft_probs[i]))))
+            return tokens
+    tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+    return tokens
+
+
+def expected_tokens(alpha, gamma):
+    if alpha == 1:
+        return float(gamma + 1)
+    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+def speedup(alpha, gamma, c):
+    return expected_tokens(alpha, gamma) / (1 + gamma / c)
+
+
+def optimal_gamma(alpha, c):
+    best = (1, speedup(alpha, 1, c))
+    for gamma in range(2, 21):
+        value = speedup(alpha, gamma, c)
+        if value > best[1]:
+            best = (gamma, value)
+    return best
+
+
+RIGHT = {
+    "acceptance_rate": acceptance_rate,
+    "residual_distribution": residual_distribution,
+    "speculative_step": speculative_step,
+    "expected_tokens": expected_tokens,
+    "speedup": speedup,
+    "optimal_gamma": optimal_gamma,
+}
+
+REFERENCE = {
+    "acceptance_rate": specdec.acceptance_rate,
+    "residual_distribution": specdec.residual_distribution,
+    "speculative_step": specdec.speculative_step,
+    "expected_tokens": specdec.expected_tokens,
+    "speedup": theory.speedup,
+    "optimal_gamma": theory.optimal_gamma,
+}
+
+
+# --- Passing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
+def test_the_reference_passes(name):
+    result = check(name, REFERENCE[name])
+    assert result.passed, result.message
+    assert result.message.startswith(f"✓ {name}: all {len(cases_for(name))} cases pass")
+
+
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
+def test_a_plain_right_answer_passes(name):
+    result = check(name, RIGHT[name])
+    assert result.passed, result.message
+    assert bool(result) and result.hint is None and result.case is None
+
+
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
+def test_a_stub_is_reported_as_not_implemented(name):
+    def stub(*args):
+        raise NotImplementedError
+
+    result = check(name, stub)
+    assert not result.passed
+    assert result.status == "not implemented"
+    assert result.message.startswith(f"✗ {name}: not implemented yet")
+    assert "replace `raise NotImplementedError`" in result.message
+
+
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
+def test_a_check_takes_well_under_a_second(name):
+    def wrong(*args):
+        return 0  # fails every case, so the checker also searches its catalogue of mistakes
+
+    start = time.perf_counter()
+    check(name, wrong)
+    check(name, RIGHT[name])
+    assert time.perf_counter() - start < 1.0
+
+
+def test_check_refuses_an_unknown_exercise_and_a_non_function():
+    with pytest.raises(ValueError, match="name must be one of 'acceptance_rate'"):
+        check("acceptance", acceptance_rate)
+    with pytest.raises(TypeError, match="function must be the function you wrote"):
+        check("acceptance_rate", 0.7)
+
+
+# --- The broken rules of notebook 03 -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule_name", sorted({**BROKEN_RULES, **EDGE_CASES}))
+def test_every_broken_rule_fails_and_its_mistake_is_named(rule_name):
+    rule = {**BROKEN_RULES, **EDGE_CASES}[rule_name]
+    result = check("speculative_step", rule.function)
+    assert not result.passed
+    assert result.hint == rule.mistake
+    flowing = " ".join(result.message.split())  # the text form wraps long hints
+    assert rule.mistake in flowing and rule.real_world in flowing
+
+
+# --- The mistakes the issue lists, each written as a learner would --------------------------------
+
+
+def test_a_step_that_returns_numpy_integers():
+    def numpy_tokens(target_probs, draft_probs, draft_tokens, rng):
+        vocab = len(target_probs[0])
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if rng.random() < min(1.0, target_probs[i][x] / draft_probs[i][x]):
+                tokens.append(np.int64(x))  # the mistake
+            else:
+                tokens.append(rng.choice(vocab, p=residual_distribution(target_probs[i], draft_probs[i])))
+                return tokens
+        tokens.append(rng.choice(np.arange(vocab), p=target_probs[-1]))  # the mistake: a numpy integer
+        return tokens
+
+    result = check("speculative_step", numpy_tokens)
+    assert not result.passed
+    assert "return Python ints, not numpy integers" in result.message
+    assert "the tokens are right but they are numpy integers (int64)" in result.message
+    assert result.case.label == "SPEC's example 1"
+
+
+def test_a_residual_that_modifies_its_input():
+    def in_place(target, draft):
+        target -= draft  # the mistake: overwrites the caller's target
+        np.maximum(target, 0.0, out=target)
+        mass = target.sum()
+        return target / mass if mass > 0 else np.array(target + draft)
+
+    result = check("residual_distribution", in_place)
+    assert not result.passed
+    assert "you changed the caller's array (target)" in result.message
+    assert "target left as it was passed in: [0.5, 0.3, 0.2, 0. ]" in result.message
+
+
+def test_a_step_that_modifies_the_draft_tokens():
+    def pops_tokens(target_probs, draft_probs, draft_tokens, rng):
+        tokens = speculative_step(target_probs, draft_probs, draft_tokens, rng)
+        draft_tokens.clear()  # the mistake
+        return tokens
+
+    result = check("speculative_step", pops_tokens)
+    assert "you changed the caller's array (draft_tokens)" in result.message
+
+
+def test_a_step_that_draws_all_uniforms_first():
+    def uniforms_first(target_probs, draft_probs, draft_tokens, rng):
+        vocab = len(target_probs[0])
+        uniforms = rng.random(len(draft_tokens))  # the mistake: every uniform up front
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if uniforms[i] < min(1.0, target_probs[i][x] / draft_probs[i][x]):
+                tokens.append(x)
+            else:
+                tokens.append(int(rng.choice(vocab, p=residual_distribution(target_probs[i], draft_probs[i]))))
+                return tokens
+        tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+        return tokens
+
+    result = check("speculative_step", uniforms_first)
+    assert not result.passed
+    assert "your draws are in a different order than the rule's" in result.message
+    assert result.case.label == "SPEC's example 2"  # SPEC's example 1 accepts both: same draws
+
+
+def test_a_step_whose_residual_has_no_zero_sum_fallback():
+    def residual_without_fallback(target, draft):
+        excess = np.maximum(target - draft, 0.0)
+        return excess / excess.sum()  # the mistake: 0/0 when p <= q everywhere
+
+    def step(target_probs, draft_probs, draft_tokens, rng):
+        vocab = target_probs.shape[1]
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if rng.random() < min(1.0, target_probs[i, x] / draft_probs[i, x]):
+                tokens.append(x)
+            else:
+                tokens.append(int(rng.choice(vocab, p=residual_without_fallback(target_probs[i], draft_probs[i]))))
+                return tokens
+        tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+        return tokens
+
+    step_result = check("speculative_step", step)
+    assert "0/0 is NaN" in step_result.message
+    assert "ValueError: Probabilities contain NaN" in step_result.message
+    assert "max(0, p − q) has no mass here: the fallback" in step_result.message
+
+    residual_result = check("residual_distribution", residual_without_fallback)
+    assert residual_result.case.label == "p equal to q"
+    assert "your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN" in residual_result.message
+    assert "return a float copy of target instead" in residual_result.message
+
+
+def test_expected_tokens_that_divides_by_zero_at_alpha_one():
+    def textbook(alpha, gamma):
+        return (1 - alpha ** (gamma + 1)) / (1 - alpha)  # the mistake: no case for α = 1
+
+    result = check("expected_tokens", textbook)
+    assert result.case.label.startswith("SPEC's example (α = 1")
+    assert "ZeroDivisionError" in result.message
+    assert "at α = 1 the formula divides by zero" in result.message
+
+
+def test_expected_tokens_with_numpy_floats_that_gives_nan_at_alpha_one():
+    def numpy_textbook(alpha, gamma):
+        alpha = np.float64(alpha)
+        return float((1 - alpha ** (gamma + 1)) / (1 - alpha))  # 0/0 = nan with numpy, no exception
+
+    result = check("expected_tokens", numpy_textbook)
+    assert re.search(r"\n  got +nan\n", result.message)
+    assert "at α = 1 the formula divides by zero" in result.message
+
+
+def test_an_acceptance_rate_that_returns_a_numpy_float():
+    def numpy_float(target, draft):
+        return np.minimum(target, draft).sum()  # the mistake: numpy.float64
+
+    result = check("acceptance_rate", numpy_float)
+    assert not result.passed
+    assert "return a Python float, not a numpy float" in result.message
+    assert "np.float64(0.7)" in result.message
+
+
+# --- Other mistakes it names ---------------------------------------------------------------------
+
+
+def test_a_step_that_draws_from_the_global_generator():
+    def global_rng(target_probs, draft_probs, draft_tokens, rng):
+        vocab = target_probs.shape[1]
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if np.random.random() < min(1.0, target_probs[i, x] / draft_probs[i, x]):  # the mistake
+                tokens.append(x)
+            else:
+                tokens.append(int(rng.choice(vocab, p=residual_distribution(target_probs[i], draft_probs[i]))))
+                return tokens
+        tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+        return tokens
+
+    np.random.seed(12345)
+    before = np.random.get_state()[1].copy()
+    result = check("speculative_step", global_rng)
+    assert "draw from the rng argument instead" in result.message
+    assert np.array_equal(np.random.get_state()[1], before)  # the check put the global state back
+
+
+def test_a_step_with_a_non_strict_comparison():
+    def non_strict(target_probs, draft_probs, draft_tokens, rng):
+        vocab = target_probs.shape[1]
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if rng.random() <= target_probs[i, x] / draft_probs[i, x]:  # the mistake
+                tokens.append(x)
+            else:
+                tokens.append(int(rng.choice(vocab, p=residual_distribution(target_probs[i], draft_probs[i]))))
+                return tokens
+        tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+        return tokens
+
+    result = check("speculative_step", non_strict)
+    assert result.case.label == "u = 0 exactly, at a drafted token the target gives probability 0"
+    assert "the comparison must be strict" in result.message
+
+
+def test_a_step_that_makes_an_extra_draw_is_told_how_many():
+    def extra_draw(target_probs, draft_probs, draft_tokens, rng):
+        tokens = speculative_step(target_probs, draft_probs, draft_tokens, rng)
+        rng.random()  # the mistake: one draw the rule does not make
+        return tokens
+
+    result = check("speculative_step", extra_draw)
+    assert result.case.label == "SPEC's example 1"
+    assert "here the rule made 3 draws from rng and yours made 4" in " ".join(result.message.split())
+
+
+def test_an_exception_is_feedback_with_the_learners_line():
+    def typo(target, draft):
+        return float(np.minimum(target, drfat).sum())  # noqa: F821 — the mistake
+
+    result = check("acceptance_rate", typo)
+    assert not result.passed
+    assert "NameError: name 'drfat' is not defined" in result.message
+    assert "return float(np.minimum(target, drfat).sum())" in result.message
+
+
+@pytest.mark.parametrize("returned", [None, "0.7", [0.7], {"alpha": 0.7}])
+def test_odd_return_values_are_feedback(returned):
+    result = check("acceptance_rate", lambda target, draft: returned)
+    assert not result.passed and result.message.startswith("✗ acceptance_rate fails on case 1")
+
+
+def test_optimal_gamma_that_breaks_ties_towards_the_longest_draft():
+    def ties_to_largest(alpha, c):
+        best = (1, speedup(alpha, 1, c))
+        for gamma in range(2, 21):
+            value = speedup(alpha, gamma, c)
+            if value >= best[1]:  # the mistake
+                best = (gamma, value)
+        return best
+
+    result = check("optimal_gamma", ties_to_largest)
+    assert result.case.label.startswith("a tie")
+    assert "on a tie keep the smallest γ" in result.message
+
+
+def test_optimal_gamma_that_returns_a_numpy_integer():
+    def with_argmax(alpha, c):
+        values = [speedup(alpha, gamma, c) for gamma in range(1, 21)]
+        best = np.argmax(values)
+        return best + 1, values[best]  # the mistake: numpy.int64
+
+    assert "return Python ints, not numpy integers" in check("optimal_gamma", with_argmax).message
+
+
+@pytest.mark.parametrize("name", ["acceptance_rate", "residual_distribution", "expected_tokens", "speedup",
+                                  "optimal_gamma"])
+def test_each_known_formula_mistake_is_named(name):
+    for mistake in mistakes_for(name):
+        result = check(name, mistake.function)
+        assert not result.passed, mistake.name
+        assert result.hint == mistake.hint, (mistake.name, result.message)
+
+
+@pytest.mark.parametrize("mistake", mistakes_for("speculative_step")[:7], ids=lambda mistake: mistake.name)
+def test_each_known_step_mistake_is_named(mistake):
+    result = check("speculative_step", mistake.function)
+    assert not result.passed
+    assert result.hint == mistake.hint
+
+
+def test_a_residual_that_returns_the_callers_array_in_the_fallback():
+    def aliased(target, draft):
+        excess = np.maximum(target - draft, 0.0)
+        mass = excess.sum()
+        return excess / mass if mass > 0 else target  # the mistake: the caller's own array
+
+    result = check("residual_distribution", aliased)
+    assert result.case.label == "p equal to q"
+    assert "the array you returned is target itself" in result.message
+    assert "return a new array" in result.message
+
+
+def test_other_ways_of_drawing_the_same_numbers_pass():
+    def with_uniform_and_arange(target_probs, draft_probs, draft_tokens, rng):
+        vocab = target_probs.shape[1]
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if rng.uniform() < target_probs[i, x] / draft_probs[i, x]:  # uniform() on [0, 1) is random()
+                tokens.append(x)
+            else:
+                residual = residual_distribution(target_probs[i], draft_probs[i])
+                tokens.append(int(rng.choice(np.arange(vocab), p=list(residual))))
+                return tokens
+        return tokens + [int(rng.choice(vocab, p=target_probs[-1]))]
+
+    assert check("speculative_step", with_uniform_and_arange).passed
+
+
+def test_a_step_that_ignores_rng_is_told_to_use_it():
+    def own_generator(target_probs, draft_probs, draft_tokens, rng):
+        return speculative_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(0))  # the mistake
+
+    assert "your function never drew from rng" in check("speculative_step", own_generator).message
+
+
+SOME_RETURN_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
+    st.lists(st.integers(-3, 70), max_size=10), st.lists(st.floats(), max_size=5),
+    st.tuples(st.integers(0, 25), st.floats()), st.tuples(st.floats(), st.integers(0, 25)),
+    st.builds(np.array, st.lists(st.floats(0, 1), max_size=8)), st.dictionaries(st.text(max_size=2), st.integers()),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(EXERCISE_NAMES), returned=SOME_RETURN_VALUE)
+def test_whatever_a_function_returns_check_reports_instead_of_crashing(name, returned):
+    result = check(name, lambda *args: returned)
+    assert not result.passed  # one constant cannot be right on every case
+    assert result.message.startswith(f"✗ {name} fails on case ")
+    assert result._repr_html_().startswith("<div")
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(EXERCISE_NAMES),
+       error=st.sampled_from([ValueError("bad"), IndexError("index 4 is out of bounds"), ZeroDivisionError(), Unprintable(),
+                              TypeError("unsupported operand"), KeyError(3), RuntimeError()]))
+def test_any_exception_becomes_feedback(name, error):
+    def raises(*args):
+        raise error
+
+    result = check(name, raises)
+    assert not result.passed
+    assert f"your function raised {type(error).__name__}" in result.message
+
+
+# --- How the result shows itself ---------------------------------------------------------------
+
+
+def test_the_result_renders_as_text_and_html_with_the_same_rows():
+    result = check("acceptance_rate", lambda target, draft: np.minimum(target, draft).sum())
+    assert isinstance(result, CheckResult)
+    assert repr(result) == str(result) == result.message
+    page = result._repr_html_()
+    assert page.startswith("<div") and "✗ acceptance_rate fails on case 1 of" in page
+    for label in ("problem", "inputs", "expected", "got", "hint", "try it"):
+        assert f">{label}</th>" in page
+        assert f"\n  {label}" in result.message
+
+
+def test_the_rerun_line_gives_the_failing_inputs_again():
+    result = check("speculative_step", BROKEN_RULES["resample_from_draft"].function)
+    again = BROKEN_RULES["resample_from_draft"].function(*result.case.arguments())
+    expected = specdec.speculative_step(*result.case.arguments())
+    assert again != expected
+    assert f"expected     {expected}" in result.message and f"got          {again}" in result.message
+
+
+def test_a_failing_check_leaves_the_frozen_cases_untouched():
+    def vandal(target, draft):
+        target[:] = 0.0
+        return 0.5
+
+    check("acceptance_rate", vandal)
+    assert check("acceptance_rate", acceptance_rate).passed
+    assert math.isclose(specdec.acceptance_rate(*cases_for("acceptance_rate")[0].arguments()), 0.7)
