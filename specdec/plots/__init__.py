@@ -13,6 +13,9 @@ _EXPORTS = {
     "styled": "._canvas",
     "DerivationFigure": ".monte_carlo",
     "MonteCarloFigure": ".monte_carlo",
+    "SpeedupFigure": ".speedup",
+    "CloudFigure": ".divergence",
+    "TemperatureFigure": ".divergence",
 }
 
 __all__ = sorted(_EXPORTS)

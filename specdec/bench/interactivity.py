@@ -1,0 +1,253 @@
+"""How long a learner waits: the time from a control change to the updated view, for every control.
+
+``python -m specdec bench interactivity`` builds each explorer of the series, then changes each of
+its controls several times (sliders to spread-out positions, choices to each option in turn, buttons
+pressed) and times each change from setting the value to the moment the explorer has rendered its
+new PNG and readout: what a notebook shows. It prints, per control, the median and the worst time,
+then the median and worst over all changes, against the goal: median <= 50 ms, worst <= 150 ms.
+
+What is measured: the kernel's side (the explorer's callback, the figure update and the PNG
+encoding). What is not: the message to the browser and the browser drawing the image, which
+depend on the browser and the network (on Binder, mostly the network). Wall times depend on what
+else the machine is doing: the load average is printed before and after, and the tests never
+assert any of these times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import statistics
+import time
+
+import numpy as np
+
+#: Every explorer of the series: name -> module that defines it. Modules not written yet are skipped.
+EXPLORERS = {
+    "one_token_explorer": "specdec.widgets.one_token",
+    "verify_step_explorer": "specdec.widgets.verify_step",
+    "speedup_explorer": "specdec.widgets.speedup",
+    "divergence_explorer": "specdec.widgets.divergence",
+    "temperature_explorer": "specdec.widgets.divergence",
+}
+
+#: Goals on the project's 2-core machine, in milliseconds.
+GOAL_MEDIAN_MS = 50.0
+GOAL_WORST_MS = 150.0
+
+#: How many tries per wanted timed click a button gets (some clicks change nothing).
+BUTTON_ATTEMPTS = 4
+
+#: Where on its range a slider is moved, in order, as fractions of the range.
+SLIDER_STOPS = (0.5, 0.75, 1.0, 0.9, 0.25, 0.0, 0.1, 0.6, 0.4, 0.8, 0.3, 0.7)
+
+
+def load_explorers(names=None) -> tuple[dict, list[str]]:
+    """Import the explorer functions that exist: ({name: function}, [names skipped, with why])."""
+    found, skipped = {}, []
+    for name, module_name in EXPLORERS.items():
+        if names and name not in names:
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            skipped.append(f"{name} ({module_name} does not exist yet)")
+            continue
+        if not hasattr(module, name):
+            skipped.append(f"{name} (not defined in {module_name})")
+            continue
+        found[name] = getattr(module, name)
+    return found, skipped
+
+
+def changes_for(control, count: int) -> list:
+    """`count` actions on one control, each a function that makes one change a learner could make."""
+    if _is_button(control):
+        return [control.click] * count
+    if hasattr(control, "options") and len(control.options) > 1:
+        values = [_option_value(option) for option in control.options]
+        start = values.index(control.value) if control.value in values else 0
+        order = [values[(start + 1 + i) % len(values)] for i in range(count)]
+        return [_setter(control, value) for value in order]
+    if isinstance(control.value, bool):
+        return [_toggler(control)] * count
+    if isinstance(control.value, tuple):  # range sliders: not used by the explorers
+        return []
+    if hasattr(control, "base"):  # a log slider: min and max are exponents of `base`
+        return [_setter(control, control.base ** exponent) for exponent in _exponents(control, count)]
+    if hasattr(control, "min") and hasattr(control, "max"):
+        return [_setter(control, value) for value in _slider_values(control, count)]
+    return []
+
+
+def measure_control(explorer, name: str, count: int, rng) -> tuple[list[float], int]:
+    """Milliseconds taken by each change to one control that changed the view, and the no-op count.
+
+    A button can leave the view as it is (Back at the first draw, Reset right after a reset). So that
+    its clicks are timed in different states, each click of a button is preceded, untimed, by one to
+    four clicks of the explorer's other buttons, chosen at random, and a button gets up to
+    `BUTTON_ATTEMPTS` times `count` tries to collect `count` timed clicks. Changes that alter neither
+    the picture nor the readout are counted apart and left out of the times.
+    """
+    control = explorer.controls[name]
+    is_button = _is_button(control)
+    others = [other for key, other in explorer.controls.items() if key != name and _is_button(other)]
+    attempts = count * BUTTON_ATTEMPTS if is_button else count
+    times, unchanged = [], 0
+    for change in changes_for(control, attempts):
+        if is_button and len(times) == count:
+            break
+        if is_button and others:
+            for _ in range(int(rng.integers(1, 5))):
+                others[int(rng.integers(len(others)))].click()
+        before = (explorer.image.value, explorer.readout.value)
+        start = time.perf_counter()
+        change()
+        elapsed = (time.perf_counter() - start) * 1000.0
+        if (explorer.image.value, explorer.readout.value) == before:
+            unchanged += 1
+        else:
+            times.append(elapsed)
+    return times, unchanged
+
+
+def measure(names=None, count: int = 8, seed: int = 0) -> dict:
+    """Build each explorer and time every control; returns the rows of the report and the totals."""
+    explorers, skipped = load_explorers(names)
+    rng = np.random.default_rng(seed)
+    rows, all_times, builds = [], [], {}
+    for name, make in explorers.items():
+        start = time.perf_counter()
+        explorer = make()
+        builds[name] = (time.perf_counter() - start) * 1000.0
+        for control_name, control in explorer.controls.items():
+            times, unchanged = measure_control(explorer, control_name, count, rng)
+            all_times.extend(times)
+            rows.append({
+                "explorer": name, "control": control_name, "kind": type(control).__name__,
+                "continuous": getattr(control, "continuous_update", None),
+                "times": times, "unchanged": unchanged,
+            })
+    return {"rows": rows, "times": all_times, "builds": builds, "skipped": skipped}
+
+
+def report(result: dict, load_before, load_after) -> list[str]:
+    lines = [
+        "Time from a control change to the updated view (callback + figure + PNG), in ms.",
+        f"Machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) before "
+        f"{_load(load_before)}, after {_load(load_after)}.",
+        "",
+        f"{'explorer':<22} {'control':<20} {'widget':<13} {'drag':<5} {'n':>3} {'median':>7} {'worst':>7}"
+        f"  {'no-op':>5}",
+    ]
+    for row in result["rows"]:
+        times = row["times"]
+        drag = {True: "live", False: "drop", None: ""}[row["continuous"]]
+        start = f"{row['explorer']:<22} {row['control']:<20} {row['kind']:<13} {drag:<5}"
+        if not times:
+            lines.append(f"{start}   (not measured: {row['unchanged']} changes left the view as it was)")
+            continue
+        lines.append(f"{start} {len(times):>3} {statistics.median(times):>7.1f} {max(times):>7.1f}  "
+                     f"{row['unchanged']:>5}")
+    lines.append("")
+    lines.append("drag: live = the view follows a slider while it is dragged (continuous_update), "
+                 "drop = it updates when the slider is let go.")
+    lines.append("no-op: changes that left the picture and the readout as they were (not timed), such as "
+                 "Back at the first draw.")
+    for name, milliseconds in result["builds"].items():
+        lines.append(f"built {name} (first full render included) in {milliseconds:.0f} ms")
+    for skipped in result["skipped"]:
+        lines.append(f"skipped {skipped}")
+    times = result["times"]
+    if times:
+        median, worst = statistics.median(times), max(times)
+        lines += [
+            "",
+            f"all {len(times)} changes: median {median:.1f} ms (goal <= {GOAL_MEDIAN_MS:g}: "
+            f"{_verdict(median <= GOAL_MEDIAN_MS)}, {median / GOAL_MEDIAN_MS:.2f} of it), worst {worst:.1f} ms "
+            f"(goal <= {GOAL_WORST_MS:g}: {_verdict(worst <= GOAL_WORST_MS)}, {worst / GOAL_WORST_MS:.2f} of it)",
+        ]
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m specdec bench interactivity",
+        description="Time every control of every explorer, from the change to the rendered view.",
+    )
+    parser.add_argument("--changes", type=int, default=8, help="changes per control (default: 8)")
+    parser.add_argument("--explorer", action="append", choices=sorted(EXPLORERS),
+                        help="time only this explorer (repeatable; default: all)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the untimed clicks that precede each timed button click (default: 0)")
+    args = parser.parse_args(argv)
+    if args.changes < 1:
+        parser.error(f"--changes must be at least 1, got {args.changes}")
+    load_before = _load_average()
+    result = measure(args.explorer, args.changes, args.seed)
+    print("\n".join(report(result, load_before, _load_average())))
+    return 0
+
+
+def _slider_values(control, count: int) -> list:
+    low, high = control.min, control.max
+    step = getattr(control, "step", None) or 1
+    values, current = [], control.value
+    for i in range(count):
+        fraction = SLIDER_STOPS[i % len(SLIDER_STOPS)]
+        value = low + round(fraction * (high - low) / step) * step
+        value = type(current)(round(value, 10)) if isinstance(current, float) else int(value)
+        if value == current:  # no change, no update: move one step instead
+            value = current + step if current + step <= high else current - step
+            value = type(current)(round(value, 10)) if isinstance(current, float) else int(value)
+        values.append(value)
+        current = value
+    return values
+
+
+def _is_button(control) -> bool:
+    return hasattr(control, "click") and not hasattr(control, "value")
+
+
+def _exponents(control, count: int) -> list[float]:
+    low, high = control.min, control.max
+    return [low + SLIDER_STOPS[i % len(SLIDER_STOPS)] * (high - low) for i in range(count)]
+
+
+def _option_value(option):
+    # ipywidgets options are either plain values or (label, value) pairs.
+    return option[1] if isinstance(option, tuple) and len(option) == 2 else option
+
+
+def _setter(control, value):
+    def change():
+        control.value = value
+    return change
+
+
+def _toggler(control):
+    def change():
+        control.value = not control.value
+    return change
+
+
+def _load_average():
+    try:
+        return os.getloadavg()
+    except OSError:  # not available on every platform
+        return None
+
+
+def _load(values) -> str:
+    return "unknown" if values is None else ", ".join(f"{value:.2f}" for value in values)
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Temperature: how a model's logits become the distribution a token is sampled from.
+
+A language model outputs one logit z(x) per token; sampling at temperature T uses
+
+    softmax(z / T)(x) = exp(z(x)/T) / Σ_y exp(z(y)/T).
+
+T = 1 is the model's own distribution, T > 1 flattens it, T < 1 sharpens it, and T → 0 puts all the
+mass on the largest logit: greedy decoding. Speculative decoding must use the *same* processed
+distribution for sampling and for the ratio p/q, so the temperature of each model changes α.
+
+What is simplified: real engines also apply top-k, top-p and repetition penalties to the logits;
+here the temperature is the only processing. The example logits of `related_logits` are Gaussian
+noise, not the output of a network: a stand-in that lets a draft agree with its target to a
+chosen degree.
+
+>>> softmax([2.0, 1.0, 0.0], temperature=0)
+array([1., 0., 0.])
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _checks
+
+
+def softmax(logits, temperature=1.0) -> np.ndarray:
+    """The distribution softmax(logits / T) that a model samples from at temperature T.
+
+    Parameters
+    ----------
+    logits : array_like of shape (V,)
+        One real score per token. ``-inf`` marks a token that can never be produced; ``+inf`` and
+        NaN are refused, and at least one logit must be finite.
+    temperature : float >= 0
+        T = 0 means greedy decoding: a one-hot distribution on the largest logit (the first one on a
+        tie, as ``numpy.argmax`` and greedy decoders pick it), the limit of softmax(z / T) as T → 0
+        when the largest logit is unique.
+
+    Returns
+    -------
+    numpy.ndarray of shape (V,)
+        A new float array that sums to 1; `logits` is not modified.
+
+    Examples
+    --------
+    >>> softmax([0.0, 0.0])
+    array([0.5, 0.5])
+    >>> softmax([1.0, 0.0], temperature=0.5).round(4)
+    array([0.8808, 0.1192])
+    """
+    scores = _logit_vector(logits, "logits")
+    temperature = _temperature(temperature, "temperature")
+    if temperature == 0.0:
+        greedy = np.zeros_like(scores)
+        greedy[int(np.argmax(scores))] = 1.0
+        return greedy
+    # Shifting by the largest logit keeps every exponent <= 0: no overflow, same distribution.
+    scaled = (scores - scores.max()) / temperature
+    weights = np.exp(scaled)
+    return weights / weights.sum()
+
+
+def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray, np.ndarray]:
+    """Example target and draft logits: the draft's are the target's plus independent noise.
+
+    Parameters
+    ----------
+    vocab : int >= 2
+        Number of tokens V.
+    rng : numpy.random.Generator
+        Source of the draws: V normal target logits, then V normal noise terms.
+    draft_noise : float >= 0
+        Standard deviation of the noise added to the target logits; 0 makes the draft equal the
+        target, a large value makes it unrelated.
+    spread : float > 0
+        Standard deviation of the target logits; larger values give more peaked distributions.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        target_logits and draft_logits, each of shape (V,).
+
+    Examples
+    --------
+    >>> target_logits, draft_logits = related_logits(5, np.random.default_rng(0))
+    >>> target_logits.shape, draft_logits.shape
+    ((5,), (5,))
+    """
+    vocab = _checks.count(vocab, "vocab", minimum=2)
+    rng = _checks.generator(rng)
+    draft_noise = _temperature(draft_noise, "draft_noise")
+    spread = _checks.cost_ratio(spread, "spread")
+    target_logits = rng.normal(0.0, spread, size=vocab)
+    draft_logits = target_logits + rng.normal(0.0, 1.0, size=vocab) * draft_noise
+    return target_logits, draft_logits
+
+
+def _logit_vector(value, name: str) -> np.ndarray:
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got {type(value).__name__}")
+    try:
+        scores = np.array(value, dtype=np.float64)  # a copy: the caller's array is never touched
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-D array of real numbers, got {type(value).__name__} that numpy cannot "
+            f"read as numbers"
+        ) from None
+    if scores.ndim != 1 or scores.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of shape (V,), got shape {scores.shape}")
+    if np.isnan(scores).any():
+        raise ValueError(f"{name} contains NaN at index {int(np.argmax(np.isnan(scores)))}; expected real numbers")
+    if np.isposinf(scores).any():
+        raise ValueError(
+            f"{name} contains +inf at index {int(np.argmax(np.isposinf(scores)))}; expected finite numbers "
+            f"(-inf is allowed for a token that can never be produced)"
+        )
+    if not np.isfinite(scores).any():
+        raise ValueError(f"{name} must have at least one finite logit, but every entry is -inf")
+    return scores
+
+
+def _temperature(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number >= 0, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not (value >= 0.0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
