@@ -30,6 +30,9 @@ EXPLORERS = {
     "speedup_explorer": "specdec.widgets.speedup",
     "divergence_explorer": "specdec.widgets.divergence",
     "temperature_explorer": "specdec.widgets.divergence",
+    "derivation_explorer": "specdec.widgets.monte_carlo",
+    "monte_carlo_explorer": "specdec.widgets.monte_carlo",
+    "text_explorer": "specdec.widgets.text",
 }
 
 #: Goals on the project's 2-core machine, in milliseconds.

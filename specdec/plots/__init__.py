@@ -16,6 +16,7 @@ _EXPORTS = {
     "SpeedupFigure": ".speedup",
     "CloudFigure": ".divergence",
     "TemperatureFigure": ".divergence",
+    "RealTextFigure": ".text",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -19,6 +19,8 @@ _EXPORTS = {
     "temperature_explorer": ".divergence",
     "derivation_explorer": ".monte_carlo",
     "monte_carlo_explorer": ".monte_carlo",
+    "text_explorer": ".text",
+    "coloured_text_html": ".text",
 }
 
 __all__ = sorted(_EXPORTS)

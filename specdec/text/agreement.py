@@ -1,0 +1,89 @@
+"""How often a draft agrees with its target, averaged over contexts taken from a text.
+
+The acceptance rate of one position, α = Σₓ min(p(x), q(x)), depends on the context: after "qu"
+any sensible draft agrees with the target, after a space much less so. What decides the speedup
+is α averaged over the contexts decoding actually visits. `speculative_generate` records that for
+the contexts it visits; `mean_acceptance_rate` averages over any contexts, such as evenly spaced
+positions of the corpus, which gives one stable number per model pair.
+
+>>> from specdec.text import NGramModel
+>>> text = "the cat sat on the mat and the rat sat on the cat"
+>>> contexts = sample_contexts(text, 5, 6)
+>>> len(contexts), all(len(context) == 6 for context in contexts)
+(5, True)
+>>> model = NGramModel(order=3).fit(text)
+>>> mean_acceptance_rate(model, model, contexts)
+1.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _checks
+from ..theory import acceptance_rates
+
+
+def sample_contexts(text, count, length) -> list[str]:
+    """`count` contexts of `length` characters, ending at evenly spaced positions of `text`.
+
+    Parameters
+    ----------
+    text : str
+        At least `length` + 1 characters.
+    count : int >= 1
+    length : int >= 0
+        Characters per context; the models read only the last ``order − 1`` of them.
+
+    Returns
+    -------
+    list of str
+        The same list for the same arguments: no randomness is involved.
+
+    Examples
+    --------
+    >>> sample_contexts("abcdefgh", 3, 2)
+    ['ab', 'cd', 'fg']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    count = _checks.count(count, "count", minimum=1)
+    length = _checks.count(length, "length")
+    if len(text) <= length:
+        raise ValueError(f"text must be longer than length = {length} characters, got {len(text)}")
+    ends = np.linspace(length, len(text) - 1, count).round().astype(int)
+    return [text[end - length:end] for end in ends]
+
+
+def mean_acceptance_rate(target, draft, contexts) -> float:
+    """α = Σₓ min(p(x | h), q(x | h)) averaged over the contexts h.
+
+    Parameters
+    ----------
+    target, draft : NGramModel
+        Or any objects with ``next_distribution(context)`` over one shared vocabulary.
+    contexts : sequence of str
+        At least one.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> from specdec.text import NGramModel
+    >>> text = "abracadabra"
+    >>> low, high = NGramModel(order=1).fit(text), NGramModel(order=3).fit(text)
+    >>> 0 < mean_acceptance_rate(high, low, ["ab", "ca"]) < 1
+    True
+    """
+    if isinstance(contexts, str) or not hasattr(contexts, "__len__"):
+        raise TypeError(f"contexts must be a sequence of str, got {type(contexts).__name__}")
+    if len(contexts) == 0:
+        raise ValueError("contexts must hold at least one context, got none")
+    target_rows = np.array([target.next_distribution(context) for context in contexts])
+    draft_rows = np.array([draft.next_distribution(context) for context in contexts])
+    # `acceptance_rates` takes the rows of a verify step, γ+1 target rows for γ draft rows, and
+    # gives Σₓ min(pᵢ(x), qᵢ(x)) row by row in one checked pass; the extra target row is not used.
+    rates = acceptance_rates(np.vstack([target_rows, target_rows[-1:]]), draft_rows)
+    return float(rates.mean())

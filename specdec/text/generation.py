@@ -1,0 +1,292 @@
+"""Generating text with one model, or speculatively with a draft and a target.
+
+`generate` is plain autoregressive sampling: one target call per character. `speculative_generate`
+repeats the verify step of `specdec.core`: the draft proposes γ characters one at a time, the target
+scores the γ+1 contexts they lead to, and `specdec.core.trace_step` decides, with exactly the same
+code as every other notebook of the series, which characters to keep. Nothing of the rule is
+re-implemented here; this module only turns text into rows and tokens back into text.
+
+How calls are counted: one target call per verify step, because a real target scores all γ+1
+positions in a single batched forward pass (here that pass is γ+1 calls of `next_distribution`),
+and one draft call per drafted character. That is the cost model of `specdec.theory.speedup`.
+
+The last step may produce more characters than asked for (up to γ+1 when fewer remain). They are
+cut off: the kept characters are still a sample of the target's law, being a prefix of one, and
+the calls that produced the dropped ones are counted anyway, because they were made. `discarded`
+says how many characters were cut.
+
+What is simplified: a real engine keeps the models' caches between steps and rolls them back after
+a rejection; an n-gram model has no cache, so each context is simply looked up again.
+
+>>> import numpy as np
+>>> from specdec.text import NGramModel
+>>> text = "the cat sat on the mat and the rat sat on the cat"
+>>> draft, target = NGramModel(order=1).fit(text), NGramModel(order=3).fit(text)
+>>> result = speculative_generate(target, draft, "the ", 12, gamma=3, rng=np.random.default_rng(0))
+>>> len(result.text), len(result.origins), sum(result.tokens_per_step)
+(12, 12, 12)
+>>> result.target_calls == len(result.tokens_per_step)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _checks
+from ..core import sample_draft, trace_step
+from ..theory import acceptance_rates
+
+#: One letter per origin, for printing a generation as two aligned lines of plain text.
+ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"}
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A generated continuation, where each character came from, and what it cost.
+
+    Attributes
+    ----------
+    prompt : str
+        The text the generation continued.
+    text : str
+        The continuation only, without the prompt.
+    origins : tuple of str
+        One per character of `text`: "accepted" (a draft character the rule kept), "resampled"
+        (drawn from the residual after a rejection), "bonus" (drawn from the target after every
+        draft character passed) or "target" (plain generation).
+    tokens_per_step : tuple of int
+        How many characters each target call contributed; they sum to ``len(text)``.
+    target_calls, draft_calls : int
+        Forward passes made: one target call per step, one draft call per drafted character.
+    gamma : int or None
+        The draft length γ; None for plain generation.
+    discarded : int
+        Characters the last step produced beyond the requested length, and that were cut.
+    visited_acceptance_rates : tuple of float
+        α = Σₓ min(p(x), q(x)) at each draft position the rule visited, in order.
+    visited_accepted : tuple of bool
+        Whether the draft character at that position was accepted.
+
+    Examples
+    --------
+    >>> generation = Generation("th", "e c", ("accepted", "accepted", "resampled"), (3,), 1, 4, 4,
+    ...                         visited_acceptance_rates=(0.9, 0.7, 0.5), visited_accepted=(True, True, False))
+    >>> generation.origin_letters, generation.measured_alpha, generation.tokens_per_target_call
+    ('aaR', 0.6666666666666666, 3.0)
+    """
+
+    prompt: str
+    text: str
+    origins: tuple[str, ...]
+    tokens_per_step: tuple[int, ...]
+    target_calls: int
+    draft_calls: int
+    gamma: int | None = None
+    discarded: int = 0
+    visited_acceptance_rates: tuple[float, ...] = ()
+    visited_accepted: tuple[bool, ...] = ()
+
+    @property
+    def measured_alpha(self) -> float:
+        """The fraction of visited draft positions whose character was accepted (NaN if none)."""
+        if not self.visited_accepted:
+            return math.nan
+        return sum(self.visited_accepted) / len(self.visited_accepted)
+
+    @property
+    def mean_acceptance_rate(self) -> float:
+        """α averaged over the contexts of the visited draft positions (NaN if none).
+
+        The expected value of `measured_alpha`: each visited position accepts with its own α.
+        """
+        if not self.visited_acceptance_rates:
+            return math.nan
+        return float(np.mean(self.visited_acceptance_rates))
+
+    @property
+    def tokens_per_target_call(self) -> float:
+        """Characters kept per target call (NaN if nothing was generated)."""
+        if not self.target_calls:
+            return math.nan
+        return len(self.text) / self.target_calls
+
+    @property
+    def origin_letters(self) -> str:
+        """`origins` as one letter per character (a, R, B, t), to print under `text`."""
+        return "".join(ORIGIN_LETTERS[origin] for origin in self.origins)
+
+    def speedup_from_calls(self, c) -> float:
+        """The speedup over plain generation that the call counts imply at cost ratio c.
+
+        Plain generation of ``len(text)`` characters costs ``len(text)`` target passes; this
+        generation cost ``target_calls + draft_calls / c`` of them, a draft pass being c times
+        cheaper than a target pass. That ratio is what `specdec.theory.speedup` predicts.
+
+        Examples
+        --------
+        >>> generation = Generation("", "abcd", ("accepted",) * 3 + ("bonus",), (4,), 1, 3, 3)
+        >>> round(generation.speedup_from_calls(20), 4)  # 4 characters for 1 + 3/20 target passes
+        3.4783
+        """
+        c = _checks.cost_ratio(c)
+        cost = self.target_calls + self.draft_calls / c
+        if cost == 0:
+            return math.nan
+        return len(self.text) / cost
+
+
+def generate(model, prompt, n_tokens, rng) -> Generation:
+    """Sample `n_tokens` characters after `prompt`, one ``rng.choice`` from the model per character.
+
+    Parameters
+    ----------
+    model : NGramModel
+        Or any object with ``vocab`` and ``next_distribution(context)``.
+    prompt : str
+    n_tokens : int >= 0
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Generation
+        Every origin is "target"; one target call per character.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from specdec.text import NGramModel
+    >>> model = NGramModel(order=3).fit("abracadabra")
+    >>> result = generate(model, "ab", 5, np.random.default_rng(0))
+    >>> len(result.text), result.target_calls, result.origin_letters
+    (5, 5, 'ttttt')
+    """
+    vocab = _model_vocab(model, "model")
+    prompt = _prompt(prompt)
+    n_tokens = _checks.count(n_tokens, "n_tokens")
+    rng = _checks.generator(rng)
+    size = len(vocab)
+    text = ""
+    for _ in range(n_tokens):
+        probs = model.next_distribution(prompt + text)
+        text += vocab[int(rng.choice(size, p=probs))]
+    return Generation(
+        prompt=prompt,
+        text=text,
+        origins=("target",) * n_tokens,
+        tokens_per_step=(1,) * n_tokens,
+        target_calls=n_tokens,
+        draft_calls=0,
+    )
+
+
+def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generation:
+    """Generate `n_tokens` characters after `prompt` by speculative decoding.
+
+    Each step: the draft proposes γ characters, each drawn from its row with
+    `specdec.core.sample_draft`; the target gives the γ+1 rows of the contexts they lead to; and
+    `specdec.core.trace_step` accepts, resamples or adds a bonus character. The output has the
+    target's law whatever the draft is; a better draft only makes it cheaper.
+
+    Parameters
+    ----------
+    target, draft : NGramModel
+        Or any objects with ``vocab`` and ``next_distribution(context)``; both must have the same
+        vocabulary (fit them on the same text).
+    prompt : str
+    n_tokens : int >= 0
+        Characters to generate. Characters the last step produces beyond it are cut (see
+        `Generation.discarded`).
+    gamma : int >= 0
+        Draft characters per step. γ = 0 is plain generation through the verify rule.
+    rng : numpy.random.Generator
+        Per step: γ draft draws, then the draws of the verify step, in the order `specdec.core`
+        fixes.
+
+    Returns
+    -------
+    Generation
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from specdec.text import NGramModel
+    >>> model = NGramModel(order=3).fit("abracadabra")
+    >>> same = speculative_generate(model, model, "ab", 8, gamma=3, rng=np.random.default_rng(0))
+    >>> same.measured_alpha, same.tokens_per_step
+    (1.0, (4, 4))
+    """
+    vocab = _model_vocab(target, "target")
+    draft_vocab = _model_vocab(draft, "draft")
+    if list(draft_vocab) != list(vocab):
+        raise ValueError(
+            f"target and draft must share one vocabulary (fit both on the same text), but the target "
+            f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
+        )
+    prompt = _prompt(prompt)
+    n_tokens = _checks.count(n_tokens, "n_tokens")
+    gamma = _checks.count(gamma, "gamma")
+    rng = _checks.generator(rng)
+    size = len(vocab)
+
+    text = ""
+    origins: list[str] = []
+    steps: list[int] = []
+    rates: list[float] = []
+    accepted: list[bool] = []
+    draft_calls = discarded = 0
+    while len(text) < n_tokens:
+        context = prompt + text
+        drafted = ""
+        draft_rows = np.empty((gamma, size))
+        draft_tokens: list[int] = []
+        for i in range(gamma):
+            draft_rows[i] = draft.next_distribution(context + drafted)
+            draft_tokens += sample_draft(draft_rows[i:i + 1], rng)
+            drafted += vocab[draft_tokens[-1]]
+        draft_calls += gamma
+        # One target pass: the rows after 0, 1, …, γ drafted characters.
+        target_rows = np.array([target.next_distribution(context + drafted[:i]) for i in range(gamma + 1)])
+        step = trace_step(target_rows, draft_rows, draft_tokens, rng)
+
+        visited = len(step.positions)
+        rates.extend(acceptance_rates(target_rows, draft_rows)[:visited].tolist())
+        accepted.extend(position.accepted for position in step.positions)
+        kept = step.tokens[: n_tokens - len(text)]
+        discarded += len(step.tokens) - len(kept)
+        text += "".join(vocab[token] for token in kept)
+        origins.extend(step.origins[: len(kept)])
+        steps.append(len(kept))
+    return Generation(
+        prompt=prompt,
+        text=text,
+        origins=tuple(origins),
+        tokens_per_step=tuple(steps),
+        target_calls=len(steps),
+        draft_calls=draft_calls,
+        gamma=gamma,
+        discarded=discarded,
+        visited_acceptance_rates=tuple(rates),
+        visited_accepted=tuple(accepted),
+    )
+
+
+def _model_vocab(model, name: str) -> list[str]:
+    if not callable(getattr(model, "next_distribution", None)) or not hasattr(model, "vocab"):
+        raise TypeError(
+            f"{name} must be a language model with .vocab and .next_distribution(context), such as a "
+            f"fitted specdec.text.NGramModel; got {type(model).__name__}"
+        )
+    vocab = model.vocab
+    if len(vocab) < 2:
+        raise ValueError(f"{name}.vocab must hold at least 2 symbols, got {len(vocab)}")
+    return vocab
+
+
+def _prompt(prompt) -> str:
+    if not isinstance(prompt, str):
+        raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
+    return prompt

@@ -1,0 +1,287 @@
+"""The real-text explorer: speculative decoding with n-gram models, coloured by where each character came from.
+
+A draft n-gram model proposes, a higher-order target verifies with `specdec.core`, and the generated
+text is shown coloured by origin. Beside it: α measured in the run against α averaged over the
+contexts it visited, tokens per target call against ``expected_tokens(α, γ)``, and the speedup the
+call counts imply at a cost ratio c against ``speedup(α, γ, c)``.
+
+Fitting a model on the corpus takes up to a second, so fitted models are cached per (order, corpus)
+by `specdec.text.fitted_model`, and the explorer fits every order its sliders reach (1 … 7) when it
+is built: a few seconds once, and no control change waits for a fit afterwards.
+The α of every draft order on the left panel is averaged over `CONTEXT_COUNT` contexts of the
+corpus and cached per (target order, temperature, corpus).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import numbers
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import _checks
+from ..core import expected_tokens
+from ..palette import ORIGIN_COLOURS
+from ..plots.text import DRAFT_ORDERS, RealTextFigure
+from ..text import corpus as corpus_module
+from ..text.agreement import mean_acceptance_rate, sample_contexts
+from ..text.generation import Generation, speculative_generate
+from ..text.ngram import fitted_model
+from ..theory import speedup
+from ._explorer import Explorer
+
+#: Orders the sliders offer: a small draft, a larger target.
+DRAFT_ORDER_RANGE = (1, 4)
+TARGET_ORDER_RANGE = (4, 7)
+GAMMA_RANGE = (1, 10)
+TEMPERATURE_RANGE = (0.2, 2.0)
+COST_RANGE = (1, 100)
+
+#: Contexts of the corpus over which the α of each draft order is averaged (left panel).
+CONTEXT_COUNT = 200
+
+#: How each origin is written, so that colour is not the only cue: weight and underline differ.
+ORIGIN_STYLES = {
+    "accepted": "",
+    "resampled": "font-weight:bold;text-decoration:underline wavy",
+    "bonus": "font-weight:bold;text-decoration:underline double",
+    "target": "",
+}
+
+ORIGIN_DESCRIPTIONS = {
+    "accepted": "accepted draft character",
+    "resampled": "resampled after a rejection",
+    "bonus": "bonus from the target",
+    "target": "sampled from the target",
+}
+
+_LABEL_STYLE = {"description_width": "initial"}
+
+
+def coloured_text_html(generation: Generation, legend: bool = True) -> str:
+    """The prompt in grey, then each generated character on the background of its origin's colour.
+
+    Parameters
+    ----------
+    generation : specdec.text.Generation
+    legend : bool
+        Whether to put a legend of the origins above the text.
+
+    Returns
+    -------
+    str
+        HTML: a monospace block; line breaks are shown as ↵ and kept, each character carries its
+        origin as a tooltip, and resampled and bonus characters are also bold and underlined.
+
+    Examples
+    --------
+    >>> from specdec.text import Generation
+    >>> html_text = coloured_text_html(Generation("Hi", " <b>", ("accepted", "resampled", "bonus", "accepted"), (4,), 1, 3, 3))
+    >>> "&lt;" in html_text, "<b>" in html_text  # the generated "<b>" is shown, not obeyed
+    (True, False)
+    >>> html_text.count("title='resampled'")  # once in the legend, once in the text
+    2
+    """
+    spans = [f"<span style='color:#595959'>{_escape(generation.prompt)}</span>"]
+    for char, origin in zip(generation.text, generation.origins):
+        spans.append(_span(char, origin))
+    block = (
+        "<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:14em;"
+        "overflow-y:auto;border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>"
+    )
+    if not legend:
+        return block
+    shown = [origin for origin in ORIGIN_COLOURS if origin in generation.origins] or ["accepted", "resampled", "bonus"]
+    keys = " ".join(
+        f"{_span('x', origin)} {ORIGIN_DESCRIPTIONS[origin]}" + "&emsp;" for origin in shown
+    )
+    return f"<div style='margin-bottom:0.3em'>{keys}<span style='color:#595959'>prompt in grey</span></div>{block}"
+
+
+def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0,
+                  prompt="The ", length=120, c=20) -> Explorer:
+    """Speculative decoding on real text: choose the two models, γ, temperature, seed, prompt and c.
+
+    Parameters
+    ----------
+    corpus : str, optional
+        The text both models are fitted on; `specdec.text.stdlib_corpus()` by default.
+    draft_order : int in 1 … 4
+    target_order : int in 4 … 7
+    gamma : int in 1 … 10
+        Draft characters per step.
+    temperature : float in 0.2 … 2
+        Applied to both models, as an engine applies it to both networks' logits.
+    seed : int >= 0
+    prompt : str
+    length : int >= 1
+        Characters to generate (not a control: it sets how long one update takes).
+    c : int in 1 … 100
+        Cost ratio: time of one target pass over time of one draft pass.
+
+    Returns
+    -------
+    Explorer
+        ``controls``: ``"draft_order"``, ``"target_order"``, ``"gamma"``, ``"temperature"``,
+        ``"seed"``, ``"prompt"``, ``"c"``. ``shown`` holds ``generation`` (the `Generation`),
+        ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
+        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order``
+        (dict order -> α over corpus contexts), the control values and ``readout``.
+
+    Examples
+    --------
+    >>> text = "the cat sat on the mat and the rat sat on the cat " * 20
+    >>> explorer = text_explorer(text, length=40)
+    >>> len(explorer.shown["generation"].text)
+    40
+    """
+    if corpus is None:
+        corpus = corpus_module.stdlib_corpus()
+    if not isinstance(corpus, str):
+        raise TypeError(f"corpus must be a str, got {type(corpus).__name__}")
+    if len(corpus) < 2 * CONTEXT_COUNT:
+        raise ValueError(f"corpus must hold at least {2 * CONTEXT_COUNT} characters, got {len(corpus)}")
+    draft_order = _bounded(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
+    target_order = _bounded(target_order, "target_order", *TARGET_ORDER_RANGE)
+    gamma = _bounded(gamma, "gamma", *GAMMA_RANGE)
+    temperature = _number_in(temperature, "temperature", *TEMPERATURE_RANGE)
+    seed = _checks.count(seed, "seed")
+    if not isinstance(prompt, str):
+        raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
+    length = _checks.count(length, "length", minimum=1)
+    c = _bounded(c, "c", *COST_RANGE)
+
+    controls = {
+        "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDER_RANGE[0], max=DRAFT_ORDER_RANGE[1],
+                                         description="draft: n-gram order", style=_LABEL_STYLE,
+                                         continuous_update=False),
+        "target_order": widgets.IntSlider(value=target_order, min=TARGET_ORDER_RANGE[0], max=TARGET_ORDER_RANGE[1],
+                                          description="target: n-gram order", style=_LABEL_STYLE,
+                                          continuous_update=False),
+        "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
+                                   description="draft characters per step γ", style=_LABEL_STYLE,
+                                   continuous_update=False),
+        "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0], max=TEMPERATURE_RANGE[1],
+                                           step=0.1, readout_format=".1f", description="temperature (both models)",
+                                           style=_LABEL_STYLE, continuous_update=False),
+        "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="random seed",
+                                       style=_LABEL_STYLE, layout=widgets.Layout(width="12em")),
+        "prompt": widgets.Text(value=prompt, description="prompt", style=_LABEL_STYLE,
+                               continuous_update=False, layout=widgets.Layout(width="24em")),
+        "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
+                               description="cost ratio c (target time / draft time)", style=_LABEL_STYLE,
+                               layout=widgets.Layout(width="28em")),
+    }
+    picture = RealTextFigure()
+    text_view = widgets.HTML()
+    contexts = sample_contexts(corpus, CONTEXT_COUNT, TARGET_ORDER_RANGE[1])
+
+    # Every order the sliders reach is fitted now, so that no control change waits for a fit.
+    for order in range(DRAFT_ORDER_RANGE[0], TARGET_ORDER_RANGE[1] + 1):
+        fitted_model(order, corpus)
+
+    @functools.lru_cache(maxsize=32)
+    def alphas_for(target_order: int, temperature: float) -> tuple[float, ...]:
+        target = fitted_model(target_order, corpus).at_temperature(temperature)
+        return tuple(
+            mean_acceptance_rate(target, fitted_model(order, corpus).at_temperature(temperature), contexts)
+            for order in DRAFT_ORDERS
+        )
+
+    @functools.lru_cache(maxsize=32)
+    def run(draft_order, target_order, gamma, temperature, seed, prompt) -> Generation:
+        target = fitted_model(target_order, corpus).at_temperature(temperature)
+        draft = fitted_model(draft_order, corpus).at_temperature(temperature)
+        return speculative_generate(target, draft, prompt, length, gamma, np.random.default_rng(seed))
+
+    def redraw() -> dict:
+        values = {name: control.value for name, control in controls.items()}
+        temperature_now = round(float(values["temperature"]), 2)
+        generation = run(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
+                         values["seed"], values["prompt"])
+        alphas = alphas_for(values["target_order"], temperature_now)
+        g, cost = values["gamma"], values["c"]
+        mean_alpha = generation.mean_acceptance_rate
+        shown = {
+            **values,
+            "generation": generation,
+            "measured_alpha": generation.measured_alpha,
+            "mean_acceptance_rate": mean_alpha,
+            "tokens_per_target_call": generation.tokens_per_target_call,
+            "expected_tokens": expected_tokens(mean_alpha, g),
+            "measured_speedup": generation.speedup_from_calls(cost),
+            "predicted_speedup": speedup(mean_alpha, g, cost),
+            "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas)),
+        }
+        picture.update(alphas, values["draft_order"], values["target_order"], generation.measured_alpha,
+                       (shown["tokens_per_target_call"], shown["measured_speedup"]),
+                       (shown["expected_tokens"], shown["predicted_speedup"]), g, cost)
+        shown["text_html"] = text_view.value = coloured_text_html(generation)
+        shown["readout"] = _readout(shown)
+        return shown
+
+    explorer = Explorer(
+        "Speculative decoding on real text",
+        controls,
+        [[controls["draft_order"], controls["target_order"], controls["gamma"]],
+         [controls["temperature"], controls["seed"], controls["prompt"]],
+         [controls["c"]]],
+        picture.figure,
+        redraw,
+        render=picture.png,
+    )
+    header, *rows, body = explorer.children
+    explorer.children = (header, *rows, text_view, body)
+    explorer.observe_controls()
+    return explorer
+
+
+def _readout(shown: dict) -> str:
+    generation: Generation = shown["generation"]
+    counts = {origin: generation.origins.count(origin) for origin in ("accepted", "resampled", "bonus")}
+    alphas = ", ".join(f"{order}: {alpha:.2f}" for order, alpha in shown["alpha_by_draft_order"].items())
+    return (
+        f"<p>draft: {shown['draft_order']}-gram, target: {shown['target_order']}-gram, γ = {shown['gamma']}, "
+        f"temperature {shown['temperature']:.1f}<br>"
+        f"α over corpus contexts, by draft order: {alphas}</p>"
+        f"<p>{len(generation.text)} characters in <b>{generation.target_calls}</b> target calls "
+        f"and {generation.draft_calls} draft calls<br>"
+        f"accepted {counts['accepted']}, resampled {counts['resampled']}, bonus {counts['bonus']}</p>"
+        f"<p>α measured: <b>{shown['measured_alpha']:.3f}</b> "
+        f"({sum(generation.visited_accepted)} of {len(generation.visited_accepted)} draft characters kept)<br>"
+        f"α averaged over the visited contexts: <b>{shown['mean_acceptance_rate']:.3f}</b></p>"
+        f"<p>characters per target call: <b>{shown['tokens_per_target_call']:.2f}</b> measured, "
+        f"{shown['expected_tokens']:.2f} = expected_tokens(α, γ)</p>"
+        f"<p>speedup at c = {shown['c']}: <b>{shown['measured_speedup']:.2f}×</b> from the call counts, "
+        f"{shown['predicted_speedup']:.2f}× = speedup(α, γ, c)</p>"
+    )
+
+
+def _span(char: str, origin: str) -> str:
+    colour = ORIGIN_COLOURS[origin]
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    style = f"background-color:rgba({red},{green},{blue},0.22);border-bottom:2px solid {colour};{ORIGIN_STYLES[origin]}"
+    shown = "↵\n" if char == "\n" else _escape(char)
+    return f"<span title='{origin}' style='{style}'>{shown}</span>"
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _bounded(value, name: str, low: int, high: int) -> int:
+    value = _checks.count(value, name, minimum=low)
+    if value > high:
+        raise ValueError(f"{name} must be in {low} … {high}, got {value}")
+    return value
+
+
+def _number_in(value, name: str, low: float, high: float) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in {low} … {high}, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low} … {high}, got {value!r}")
+    return value

@@ -1,0 +1,244 @@
+"""generate and speculative_generate: the target's law, honest call counts, and the plumbing around the core."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from specdec.core import sample_draft, speculative_step
+from specdec.text import Generation, NGramModel, generate, speculative_generate
+from specdec.theory import acceptance_rates
+
+# A small alphabet keeps the joint law of two characters small enough to check cell by cell.
+SMALL_TEXT = "abacabad cab dab bad cad abba dada acab baca " * 3
+PROMPT = "ab"
+
+
+@pytest.fixture(scope="module")
+def small_pair():
+    """A unigram draft and a 3-gram target that disagree a lot (α near one half)."""
+    return NGramModel(order=3).fit(SMALL_TEXT), NGramModel(order=1).fit(SMALL_TEXT)
+
+
+@pytest.fixture(scope="module")
+def rhyme_pair():
+    text = "the cat sat on the mat. the rat sat on the hat. the cat saw the rat, and the rat ran to the mat. "
+    return NGramModel(order=4).fit(text), NGramModel(order=2).fit(text)
+
+
+def exact_joint(model, prompt):
+    """P(c1, c2 | prompt) = p(c1 | prompt) · p(c2 | prompt c1), from next_distribution alone."""
+    first = model.next_distribution(prompt)
+    second = np.array([model.next_distribution(prompt + char) for char in model.vocab])
+    return first[:, None] * second
+
+
+def pooled(observed, expected, minimum=5.0):
+    """Cells with an expected count below `minimum` merged into one, as the chi-square test needs."""
+    big = expected >= minimum
+    if big.all():
+        return observed, expected
+    return np.append(observed[big], observed[~big].sum()), np.append(expected[big], expected[~big].sum())
+
+
+def test_the_first_two_characters_have_the_targets_law(small_pair):
+    target, draft = small_pair
+    samples = 20_000
+    gamma = 2  # paths: reject at once (a second step follows), reject second, or all accepted and cut
+    rng = np.random.default_rng(2024)
+    size = len(target.vocab)
+    index = {char: i for i, char in enumerate(target.vocab)}
+    counts = np.zeros((size, size))
+    paths = {"two steps": 0, "cut": 0, "one step, resampled second": 0}
+    for _ in range(samples):
+        result = speculative_generate(target, draft, PROMPT, 2, gamma, rng)
+        counts[index[result.text[0]], index[result.text[1]]] += 1
+        if result.target_calls == 2:
+            paths["two steps"] += 1
+        elif result.discarded:
+            paths["cut"] += 1
+        else:
+            paths["one step, resampled second"] += 1
+    assert min(paths.values()) > samples // 20, paths
+
+    joint = exact_joint(target, PROMPT)
+    assert abs(joint.sum() - 1) < 1e-12
+    observed, expected = pooled(counts.ravel(), samples * joint.ravel())
+    assert len(observed) > 10
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+    # The test has power: a sampler that returned the draft's law would be rejected outright.
+    draft_joint = exact_joint(draft, PROMPT)
+    draft_cells, _ = pooled(samples * draft_joint.ravel(), samples * joint.ravel())
+    assert stats.chisquare(draft_cells, expected).statistic > 1000
+
+
+def test_gamma_zero_is_plain_generation_draw_for_draw(rhyme_pair):
+    target, draft = rhyme_pair
+    plain = generate(target, "the ", 40, np.random.default_rng(7))
+    through_the_rule = speculative_generate(target, draft, "the ", 40, 0, np.random.default_rng(7))
+    assert through_the_rule.text == plain.text
+    assert through_the_rule.target_calls == plain.target_calls == 40
+    assert through_the_rule.draft_calls == 0
+    assert set(through_the_rule.origins) == {"bonus"}
+
+
+def test_the_loop_is_sample_draft_then_the_core_rule(rhyme_pair):
+    """The same text as a loop written here from the contract: γ draft draws, then speculative_step."""
+    target, draft = rhyme_pair
+    gamma, n_tokens = 3, 50
+    vocab = target.vocab
+    rng = np.random.default_rng(11)
+    text = ""
+    while len(text) < n_tokens:
+        drafted, draft_rows = "", []
+        for _ in range(gamma):
+            draft_rows.append(draft.next_distribution("the " + text + drafted))
+            drafted += vocab[sample_draft([draft_rows[-1]], rng)[0]]
+        target_rows = [target.next_distribution("the " + text + drafted[:i]) for i in range(gamma + 1)]
+        tokens = speculative_step(target_rows, draft_rows, [vocab.index(c) for c in drafted], rng)
+        text += "".join(vocab[t] for t in tokens)
+    result = speculative_generate(target, draft, "the ", n_tokens, gamma, np.random.default_rng(11))
+    assert result.text == text[:n_tokens]
+    assert result.discarded == len(text) - n_tokens
+
+
+def test_a_shorter_run_is_a_prefix_of_a_longer_one(rhyme_pair):
+    target, draft = rhyme_pair
+    long = speculative_generate(target, draft, "the ", 80, 4, np.random.default_rng(3))
+    for n in (1, 7, 30, 79):
+        short = speculative_generate(target, draft, "the ", n, 4, np.random.default_rng(3))
+        assert long.text.startswith(short.text) and len(short.text) == n
+        assert long.origins[:n] == short.origins
+
+
+def test_calls_are_counted_per_step(rhyme_pair):
+    target, draft = rhyme_pair
+    for gamma in (1, 3, 6):
+        result = speculative_generate(target, draft, "the ", 97, gamma, np.random.default_rng(gamma))
+        assert len(result.text) == len(result.origins) == sum(result.tokens_per_step) == 97
+        assert result.target_calls == len(result.tokens_per_step)
+        assert result.draft_calls == gamma * result.target_calls
+        assert all(1 <= n <= gamma + 1 for n in result.tokens_per_step)
+        assert 0 <= result.discarded <= gamma
+        assert result.gamma == gamma
+
+
+def test_origins_follow_the_steps(rhyme_pair):
+    target, draft = rhyme_pair
+    gamma = 3
+    result = speculative_generate(target, draft, "the ", 200, gamma, np.random.default_rng(5))
+    position = 0
+    for step, count in enumerate(result.tokens_per_step):
+        origins = result.origins[position:position + count]
+        last_step = step == len(result.tokens_per_step) - 1
+        if not last_step:
+            assert all(origin == "accepted" for origin in origins[:-1])
+            assert origins[-1] == ("bonus" if count == gamma + 1 else "resampled")
+        position += count
+    assert set(result.origins) == {"accepted", "resampled", "bonus"}
+
+
+def test_visited_positions_and_their_rates(rhyme_pair):
+    target, draft = rhyme_pair
+    result = speculative_generate(target, draft, "the ", 300, 4, np.random.default_rng(8))
+    assert len(result.visited_accepted) == len(result.visited_acceptance_rates)
+    assert all(0.0 <= rate <= 1.0 for rate in result.visited_acceptance_rates)
+    assert sum(result.visited_accepted) >= result.origins.count("accepted")
+    assert result.measured_alpha == sum(result.visited_accepted) / len(result.visited_accepted)
+    assert result.mean_acceptance_rate == pytest.approx(np.mean(result.visited_acceptance_rates))
+    assert abs(result.measured_alpha - result.mean_acceptance_rate) < 0.1
+
+
+def test_the_first_visited_rate_is_the_alpha_of_the_prompt(rhyme_pair):
+    target, draft = rhyme_pair
+    result = speculative_generate(target, draft, "the ", 1, 2, np.random.default_rng(0))
+    rows = acceptance_rates([target.next_distribution("the ")] * 2, [draft.next_distribution("the ")])
+    assert result.visited_acceptance_rates[0] == pytest.approx(rows[0])
+
+
+def test_a_draft_equal_to_the_target_is_always_accepted(rhyme_pair):
+    target, _ = rhyme_pair
+    result = speculative_generate(target, target, "the ", 23, 4, np.random.default_rng(1))
+    assert result.measured_alpha == 1.0
+    assert result.mean_acceptance_rate == pytest.approx(1.0)
+    assert result.tokens_per_step == (5, 5, 5, 5, 3)
+    assert result.discarded == 2
+    assert result.origins[:5] == ("accepted",) * 4 + ("bonus",)
+
+
+def test_plain_generation(rhyme_pair):
+    target, _ = rhyme_pair
+    result = generate(target, "the ", 30, np.random.default_rng(0))
+    assert len(result.text) == 30
+    assert result.origins == ("target",) * 30 and result.origin_letters == "t" * 30
+    assert result.target_calls == 30 and result.draft_calls == 0
+    assert result.tokens_per_step == (1,) * 30
+    assert result.gamma is None and math.isnan(result.measured_alpha)
+    assert result.speedup_from_calls(20) == 1.0
+    assert generate(target, "the ", 30, np.random.default_rng(0)).text == result.text
+
+
+def test_plain_generation_follows_the_model(rhyme_pair):
+    target, _ = rhyme_pair
+    rng = np.random.default_rng(0)
+    firsts = [generate(target, "the c", 1, rng).text for _ in range(3000)]
+    p = target.next_distribution("the c")
+    counts = np.array([firsts.count(char) for char in target.vocab])
+    observed, expected = pooled(counts, 3000 * p)
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_zero_tokens(rhyme_pair):
+    target, draft = rhyme_pair
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    for result in (generate(target, "x", 0, rng), speculative_generate(target, draft, "x", 0, 3, rng)):
+        assert result.text == "" and result.target_calls == 0 and result.draft_calls == 0
+        assert math.isnan(result.tokens_per_target_call)
+    assert rng.bit_generator.state == state
+
+
+def test_prompt_characters_outside_the_vocabulary(rhyme_pair):
+    target, draft = rhyme_pair
+    result = speculative_generate(target, draft, "Ünïcödé → ", 10, 2, np.random.default_rng(0))
+    assert len(result.text) == 10 and result.prompt == "Ünïcödé → "
+
+
+def test_speedup_from_calls_and_letters():
+    generation = Generation("p", "abcde", ("accepted", "bonus", "resampled", "accepted", "bonus"),
+                            (2, 3), target_calls=2, draft_calls=4, gamma=2)
+    assert generation.speedup_from_calls(4) == pytest.approx(5 / (2 + 4 / 4))
+    assert generation.speedup_from_calls(math.inf) == pytest.approx(2.5)
+    assert generation.tokens_per_target_call == 2.5
+    assert generation.origin_letters == "aBRaB"
+    with pytest.raises(ValueError, match="c"):
+        generation.speedup_from_calls(0)
+
+
+class NotAModel:
+    vocab = ["a", "b"]
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda t, d, rng: speculative_generate(NotAModel(), d, "a", 3, 2, rng), TypeError, "target"),
+    (lambda t, d, rng: speculative_generate(t, "draft", "a", 3, 2, rng), TypeError, "draft"),
+    (lambda t, d, rng: speculative_generate(t, NGramModel(2).fit("xyz"), "a", 3, 2, rng), ValueError, "vocabulary"),
+    (lambda t, d, rng: speculative_generate(t, d, 42, 3, 2, rng), TypeError, "prompt"),
+    (lambda t, d, rng: speculative_generate(t, d, "a", -1, 2, rng), ValueError, "n_tokens"),
+    (lambda t, d, rng: speculative_generate(t, d, "a", 2.0, 2, rng), TypeError, "n_tokens"),
+    (lambda t, d, rng: speculative_generate(t, d, "a", 3, -2, rng), ValueError, "gamma"),
+    (lambda t, d, rng: speculative_generate(t, d, "a", 3, True, rng), TypeError, "gamma"),
+    (lambda t, d, rng: speculative_generate(t, d, "a", 3, 2, 0), TypeError, "rng"),
+    (lambda t, d, rng: generate(t, None, 3, rng), TypeError, "prompt"),
+    (lambda t, d, rng: generate(NotAModel(), "a", 3, rng), TypeError, "model"),
+    (lambda t, d, rng: generate(t, "a", -3, rng), ValueError, "n_tokens"),
+])
+def test_bad_arguments_are_refused_before_any_draw(rhyme_pair, call, error, words):
+    target, draft = rhyme_pair
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(error, match=words):
+        call(target, draft, rng)
+    assert rng.bit_generator.state == state
