@@ -5,7 +5,7 @@ palette and the meaning of each colour are in `specdec.palette`. Names are impor
 module on first use.
 """
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "new_figure": "._canvas",
@@ -20,13 +20,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,7 +8,7 @@ Names are imported from their topic module on first use, so that opening one not
 for every explorer.
 """
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "Explorer": "._explorer",
@@ -24,13 +24,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
