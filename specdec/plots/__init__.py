@@ -17,6 +17,8 @@ _EXPORTS = {
     "CloudFigure": ".divergence",
     "TemperatureFigure": ".divergence",
     "RealTextFigure": ".text",
+    "OneTokenFigure": ".one_token",
+    "VerifyStepFigure": ".verify_step",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,215 @@
+"""The verify-step explorer, driven headless: after the last draw it shows what `speculative_step` returns."""
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from specdec import sample_draft, speculative_step, trace_step
+from specdec.narrate import narrate_trace
+from specdec.rows import random_rows, spec_example
+from specdec.widgets import Explorer, verify_step_explorer
+
+from .explorer_driving import assert_picture_is_a_full_render
+
+SPEC_CASES = {"SPEC A B": ([0, 1], 0, [0, 1, 0]), "SPEC D A": ([3, 0], 0, [0]), "SPEC A A": ([0, 0], 3, [0, 0, 3])}
+
+
+def core_step(gamma, vocab, seed, closeness):
+    """The step for these settings, made with the core alone, as the explorer documents it."""
+    rng = np.random.default_rng(seed)
+    target_probs, draft_probs = random_rows(gamma, vocab, closeness, rng)
+    draft_tokens = sample_draft(draft_probs, rng)
+    state = rng.bit_generator.state
+    output = speculative_step(target_probs, draft_probs, draft_tokens, rng)
+    rng.bit_generator.state = state
+    trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
+    return target_probs, draft_probs, draft_tokens, output, trace
+
+
+def expected_step(explorer):
+    controls = explorer.controls
+    rows = controls["rows"].value
+    if rows == "random":
+        return core_step(controls["gamma"].value, controls["vocab"].value, controls["seed"].value,
+                         controls["closeness"].value)
+    target_probs, draft_probs, _ = spec_example()
+    draft_tokens = SPEC_CASES[rows][0]
+    seed = controls["seed"].value
+    output = speculative_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(seed))
+    trace = trace_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(seed))
+    return target_probs, draft_probs, draft_tokens, output, trace
+
+
+def assert_matches_core(explorer):
+    """What is on screen now agrees with the core's step, up to the draws revealed so far."""
+    target_probs, draft_probs, draft_tokens, output, trace = expected_step(explorer)
+    shown = explorer.shown
+    draws = explorer.controls["play"].value
+    np.testing.assert_array_equal(shown["target_probs"], target_probs)
+    np.testing.assert_array_equal(shown["draft_probs"], np.asarray(draft_probs).reshape(-1, target_probs.shape[1]))
+    assert shown["draft_tokens"] == list(draft_tokens)
+    assert shown["total"] == len(output)  # every draw emits one token
+    assert explorer.controls["play"].max == len(output)
+    assert shown["draws"] == draws
+    assert shown["tokens"] == output[:draws]
+    assert shown["origins"] == trace.origins[:draws]
+    lines = narrate_trace(trace)
+    assert shown["log"] == lines[:draws] + (lines[-1:] if draws == len(output) else [])
+    assert f"Draw {draws} of {len(output)}" in explorer.readout.value
+    assert explorer.controls["step"].disabled == (draws == len(output))
+    assert explorer.controls["back"].disabled == (draws == 0)
+
+
+def run_to_the_end(explorer):
+    clicks = 0
+    while not explorer.controls["step"].disabled:
+        explorer.controls["step"].click()
+        clicks += 1
+        assert_matches_core(explorer)
+    return clicks
+
+
+def test_default_step_runs_to_speculative_steps_output():
+    explorer = verify_step_explorer()
+    assert isinstance(explorer, Explorer)
+    assert explorer.shown["draws"] == 0 and explorer.shown["tokens"] == []
+    assert_matches_core(explorer)
+    clicks = run_to_the_end(explorer)
+    *_, output, _ = core_step(4, 8, 7, 0.5)
+    assert clicks == len(output)
+    assert explorer.shown["tokens"] == output
+    assert explorer.shown["log"][-1].startswith("output:")
+
+
+def drive(explorer, control):
+    middle = control.min + (control.max - control.min) / 2
+    if isinstance(control, widgets.IntSlider):
+        middle = int(middle)
+    for value in (control.min, control.max, middle):
+        control.value = value
+        assert explorer.shown["draws"] == 0  # a new step starts with nothing drawn
+        assert_matches_core(explorer)
+        run_to_the_end(explorer)
+        assert_picture_is_a_full_render(explorer)  # no changing artist was left unregistered
+
+
+@pytest.mark.parametrize("name", ["gamma", "vocab", "seed", "closeness"])
+def test_every_slider_at_its_minimum_maximum_and_middle(name):
+    explorer = verify_step_explorer()
+    figure = explorer.figure
+    artists = [len(axes.get_children()) for axes in figure.axes]
+    drive(explorer, explorer.controls[name])
+    assert explorer.figure is figure
+    assert [len(axes.get_children()) for axes in figure.axes] == artists  # updated, not rebuilt
+
+
+def test_step_back_reset_and_play_reveal_the_draws_in_order():
+    explorer = verify_step_explorer(seed=3)  # every draft token passes: 5 draws with the bonus
+    controls = explorer.controls
+    *_, output, trace = core_step(4, 8, 3, 0.5)
+    assert trace.all_accepted and len(output) == 5
+    run_to_the_end(explorer)
+    assert explorer.shown["origins"][-1] == "bonus"
+    controls["step"].click()  # nothing left to reveal
+    assert explorer.shown["tokens"] == output
+    for draws in range(len(output) - 1, -1, -1):
+        controls["back"].click()
+        assert explorer.shown["tokens"] == output[:draws]
+        assert_matches_core(explorer)
+    controls["back"].click()  # already at the start
+    assert explorer.shown["draws"] == 0
+    for draws in (3, 5, 1, 0, 2):
+        controls["play"].value = draws
+        assert explorer.shown["tokens"] == output[:draws]
+        assert_matches_core(explorer)
+    controls["reset"].click()
+    assert explorer.shown["tokens"] == [] and controls["play"].value == 0
+    assert_matches_core(explorer)
+
+
+def test_a_rejection_shows_the_residual_and_the_resampled_token():
+    explorer = verify_step_explorer(seed=7)
+    *_, output, trace = core_step(4, 8, 7, 0.5)
+    rejected = trace.positions[-1]
+    assert not rejected.accepted
+    run_to_the_end(explorer)
+    frame = explorer.shown["frame"]
+    assert (frame.position.index, frame.position.uniform) == (rejected.index, rejected.uniform)
+    np.testing.assert_array_equal(frame.position.residual, rejected.residual)
+    assert frame.draft_states[rejected.index] == "rejected"
+    assert all(state == "discarded" for state in frame.draft_states[rejected.index + 1:])
+    assert explorer.shown["origins"][-1] == "resampled"
+    assert explorer.shown["tokens"][-1] == rejected.resampled_token
+    assert "rejected; redrawn from the residual" in explorer.readout.value
+
+
+@pytest.mark.parametrize("case", list(SPEC_CASES))
+def test_specs_example_steps(case):
+    draft_tokens, seed, expected = SPEC_CASES[case]
+    explorer = verify_step_explorer(gamma=6, vocab=30, seed=11)
+    controls = explorer.controls
+    controls["rows"].value = case
+    assert (controls["gamma"].value, controls["vocab"].value, controls["seed"].value) == (2, 4, seed)
+    assert controls["gamma"].disabled and controls["vocab"].disabled and controls["closeness"].disabled
+    assert explorer.shown["draft_tokens"] == draft_tokens
+    run_to_the_end(explorer)
+    assert explorer.shown["tokens"] == expected
+    controls["seed"].value = 5  # SPEC's rows with another seed still match the core
+    assert_matches_core(explorer)
+    run_to_the_end(explorer)
+    controls["rows"].value = "random"  # back to the learner's own settings
+    assert (controls["gamma"].value, controls["vocab"].value, controls["seed"].value) == (6, 30, 11)
+    assert not controls["gamma"].disabled
+    assert_matches_core(explorer)
+
+
+def test_specs_example_can_be_the_starting_view():
+    explorer = verify_step_explorer(rows="SPEC A A", draws=3)
+    assert explorer.shown["tokens"] == [0, 0, 3]
+    assert_matches_core(explorer)
+
+
+def test_gamma_zero_draws_only_the_bonus():
+    explorer = verify_step_explorer(gamma=0, vocab=2)
+    assert explorer.shown["total"] == 1 and explorer.shown["draft_tokens"] == []
+    explorer.controls["step"].click()
+    assert explorer.shown["origins"] == ["bonus"]
+    assert_matches_core(explorer)
+
+
+def test_bad_arguments_are_refused_with_the_argument_named():
+    with pytest.raises(ValueError, match="gamma must be in 0 … 8"):
+        verify_step_explorer(gamma=9)
+    with pytest.raises(ValueError, match="vocab must be in 2 … 64"):
+        verify_step_explorer(vocab=1)
+    with pytest.raises(TypeError, match="seed"):
+        verify_step_explorer(seed="0")
+    with pytest.raises(ValueError, match="closeness"):
+        verify_step_explorer(closeness=-0.1)
+    with pytest.raises(ValueError, match="rows must be one of"):
+        verify_step_explorer(rows="SPEC")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rows=st.sampled_from(["random", *SPEC_CASES]),
+    gamma=st.integers(0, 8),
+    vocab=st.integers(2, 64),
+    seed=st.integers(0, 999),
+    closeness=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]),
+    moves=st.lists(st.sampled_from(["step", "back", "reset", "play"]), max_size=8),
+    play_to=st.integers(0, 9),
+)
+def test_no_combination_of_control_values_raises(rows, gamma, vocab, seed, closeness, moves, play_to):
+    explorer = verify_step_explorer(gamma=gamma, vocab=vocab, seed=seed, closeness=closeness)
+    controls = explorer.controls
+    controls["rows"].value = rows
+    for move in moves:
+        if move == "play":
+            controls["play"].value = min(play_to, controls["play"].max)
+        else:
+            controls[move].click()
+        assert_matches_core(explorer)
+    assert_matches_core(explorer)
