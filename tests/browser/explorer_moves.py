@@ -1,0 +1,255 @@
+"""What a learner does to each explorer in the browser, and what its readout must say afterwards.
+
+Each explorer of the series is listed here by its title (the bold header above its controls), so a
+notebook that shows an explorer is covered wherever it lands. For each: the file name of its
+screenshot, and a few moves. A move names a control by the label the learner reads, says what to
+do to it, and computes from specdec (the core, with the explorer's documented recipe where rows are
+random) the text the readout must then contain. The expected text is computed from the control
+values the page shows after the move, so it does not depend on the explorer's starting values.
+
+An explorer that a notebook shows but that is missing here fails the browser test: add it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+import specdec
+from specdec.narrate import narrate_trace
+from specdec.rows import random_rows, spec_example, token_labels
+
+
+@dataclass(frozen=True)
+class Move:
+    """One change a learner makes, and the text the readout must contain after it.
+
+    Attributes
+    ----------
+    control : str
+        The control's label (a slider's description, a button's text).
+    action : str
+        ``"key:<Key>"``: focus the slider's handle and press the key (noUiSlider's keyboard support);
+        ``"drag:<pixels>"``: drag the slider's handle; ``"click"``: click the button;
+        ``"choose:<option>"``: pick that option of a dropdown.
+    expected : callable
+        Control values after the move (label -> value as shown) -> the strings the readout must contain.
+    """
+
+    control: str
+    action: str
+    expected: Callable[[dict], list[str]]
+
+
+@dataclass(frozen=True)
+class ExplorerCheck:
+    """The moves the browser test makes on one explorer, and the name of its screenshot.
+
+    `picture` is the name of the function that makes the explorer; the screenshot is saved as
+    ``<picture>.png`` after the first `picture_after` moves (0: as the notebook shows it).
+    """
+
+    picture: str
+    moves: tuple[Move, ...]
+    picture_after: int = 0
+
+
+def _normalised(weights) -> np.ndarray:
+    weights = np.asarray(weights, dtype=float)
+    return weights / weights.sum()
+
+
+# --- one token ------------------------------------------------------------------------------------
+
+def _one_token(values: dict) -> list[str]:
+    vocab = values["number of tokens V"]
+    labels = token_labels(vocab)
+    p = _normalised([values[f"p({label})"] for label in labels])
+    q = _normalised([values[f"q({label})"] for label in labels])
+    alpha = specdec.acceptance_rate(p, q)
+    return [
+        f"α = Σ min(p, q) = {alpha:.3f}",
+        f"TV(p, q) = ½ Σ |p − q| = {specdec.tv_distance(p, q):.3f}",
+        f"= {specdec.expected_tokens(alpha, values['draft length γ (for expected tokens)']):.3f} tokens on average",
+    ]
+
+
+# --- verify step ----------------------------------------------------------------------------------
+
+def _verify_step_trace(values: dict):
+    """The step the explorer documents for random rows: one generator makes rows, drafts and draws."""
+    assert values["rows and draft tokens"] == "random rows from the seed", values["rows and draft tokens"]
+    rng = np.random.default_rng(values["seed"])
+    target_probs, draft_probs = random_rows(values["draft tokens γ"], values["vocabulary size V"],
+                                            values["draft closeness to target"], rng)
+    draft_tokens = specdec.sample_draft(draft_probs, rng)
+    return specdec.trace_step(target_probs, draft_probs, draft_tokens, rng)
+
+
+def _draws(trace) -> int:
+    # One uniform per visited position, and one more draw for the bonus token.
+    return len(trace.positions) + (1 if trace.all_accepted else 0)
+
+
+def _verify_step_draw(shown: int):
+    """The readout after `shown` presses of Step: the count, the latest line, and at the end the output."""
+    def expected(values: dict) -> list[str]:
+        trace = _verify_step_trace(values)
+        total = _draws(trace)
+        lines = narrate_trace(trace)
+        texts = [f"Draw {min(shown, total)} of {total}", f"Latest: {lines[min(shown, total) - 1]}"]
+        if shown >= total:
+            texts.append(lines[-1])  # the summary: the emitted tokens and where they came from
+        return texts
+    return expected
+
+
+def _verify_step_spec_case(values: dict) -> list[str]:
+    """SPEC's example with the draft tokens the chosen case names, e.g. "…, drafts D A (seed 0)"."""
+    case = re.search(r"drafts ([A-Z ]+) \(", values["rows and draft tokens"]).group(1).split()
+    target_probs, draft_probs, _ = spec_example()
+    labels = token_labels(target_probs.shape[1])
+    trace = specdec.trace_step(target_probs, draft_probs, [labels.index(name) for name in case],
+                               np.random.default_rng(values["seed"]))
+    rates = ", ".join(f"{rate:.2f}" for rate in specdec.acceptance_rates(target_probs, draft_probs))
+    return [f"Draw 0 of {_draws(trace)}", f"Draft proposed: {' '.join(case)}", f"α of each position: {rates}"]
+
+
+def _verify_step_new_step(values: dict) -> list[str]:
+    trace = _verify_step_trace(values)
+    labels = token_labels(values["vocabulary size V"])
+    return [f"Draw 0 of {_draws(trace)}",
+            "Draft proposed: " + " ".join(labels[token] for token in trace.draft_tokens)]
+
+
+# --- notebook 03: the output law ------------------------------------------------------------------
+
+def _derivation(values: dict) -> list[str]:
+    labels = sorted({label.rsplit(" ", 1)[-1] for label in values if label.startswith("target weight of ")})
+    p = _normalised([values[f"target weight of {label}"] for label in labels])
+    q = _normalised([values[f"draft weight of {label}"] for label in labels])
+    alpha = specdec.acceptance_rate(p, q)
+    return [f"α = Σ min(p, q) = {alpha:.3f}", f"probability 1 − α = {1 - alpha:.3f}"]
+
+
+#: Steps per sampling block of the Monte Carlo explorer: block k comes from default_rng([seed, k]).
+MONTE_CARLO_BLOCK = 100_000
+
+
+def _monte_carlo_position(values: dict) -> list[str]:
+    from specdec.goodness_of_fit import check_steps
+    from specdec.sampling import sample_steps
+
+    # Notebook 03 shows the explorer on SPEC's example rows with the correct rule.
+    target_probs, draft_probs, _ = spec_example()
+    steps, seed, position = values["steps n"], values["seed"], values["output position i"]
+    blocks = [sample_steps(target_probs, draft_probs, MONTE_CARLO_BLOCK, np.random.default_rng([seed, k]))
+              for k in range(-(-steps // MONTE_CARLO_BLOCK))]
+    tokens = np.concatenate([block[0] for block in blocks])[:steps]
+    counts = np.concatenate([block[1] for block in blocks])[:steps]
+    fit = check_steps(tokens, counts, target_probs, draft_probs).positions[position]
+    return [f"position {position}: {fit.n:,} tokens, TV {fit.tv:.4f}", f"Position {position}: {fit.verdict}"]
+
+
+# --- notebook 04: speedup -------------------------------------------------------------------------
+
+def _speedup(values: dict) -> list[str]:
+    alpha, gamma = values["acceptance rate α"], values["draft length γ"]
+    c = values["cost ratio c (target time / draft time)"]
+    best_gamma, best_speedup = specdec.optimal_gamma(alpha, c)
+    return [
+        f"E[N] = {specdec.expected_tokens(alpha, gamma):.3f}",
+        f"Speedup = E[N] / (1 + γ/c) = {specdec.speedup(alpha, gamma, c):.2f}×",
+        f"Best γ in 1 … 20: {best_gamma}, speedup {best_speedup:.2f}×",
+    ]
+
+
+# --- notebook 05: divergence and temperature ------------------------------------------------------
+
+def _divergence_pair(values: dict) -> list[str]:
+    from specdec.widgets.divergence import pair_cloud  # the cloud's recipe; α and TV come from the core
+
+    cloud = pair_cloud(values["cloud seed"], values["tokens per distribution V"])
+    index = values["highlighted pair"]
+    p, q = cloud.targets[index], cloud.drafts[index]
+    return [f"Pair {index}: α = {specdec.acceptance_rate(p, q):.3f}, TV = {specdec.tv_distance(p, q):.3f}"]
+
+
+def _temperature(values: dict) -> list[str]:
+    from specdec.temperature import related_logits, softmax
+    from specdec.widgets.divergence import TEMPERATURE_VOCAB
+
+    t_p, t_q = values["target temperature T_p"], values["draft temperature T_q"]
+    target_logits, draft_logits = related_logits(TEMPERATURE_VOCAB, np.random.default_rng(values["logits seed"]))
+    alpha = specdec.acceptance_rate(softmax(target_logits, t_p), softmax(draft_logits, t_q))
+    return [f"T_p = {t_p:.2f} (target), T_q = {t_q:.2f} (draft)", f"α = Σ min(p, q) = {alpha:.3f}"]
+
+
+# --- notebook 06: real text -----------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _corpus() -> str:
+    from specdec.text import stdlib_corpus
+
+    return stdlib_corpus()
+
+
+def _text_speedup(values: dict) -> list[str]:
+    from specdec.text import fitted_model, speculative_generate
+    from specdec.widgets.text import text_explorer
+
+    # Notebook 06 fits both models on the standard-library corpus and keeps the default length.
+    length = inspect.signature(text_explorer).parameters["length"].default
+    corpus = _corpus()
+    temperature = round(float(values["temperature (both models)"]), 2)
+    target = fitted_model(values["target: n-gram order"], corpus).at_temperature(temperature)
+    draft = fitted_model(values["draft: n-gram order"], corpus).at_temperature(temperature)
+    gamma, c = values["draft characters per step γ"], values["cost ratio c (target time / draft time)"]
+    generation = speculative_generate(target, draft, values["prompt"], length, gamma,
+                                      np.random.default_rng(values["random seed"]))
+    return [
+        f"{len(generation.text)} characters in {generation.target_calls} target calls",
+        f"speedup at c = {c}: {generation.speedup_from_calls(c):.2f}× from the call counts, "
+        f"{specdec.speedup(generation.mean_acceptance_rate, gamma, c):.2f}× = speedup(α, γ, c)",
+    ]
+
+
+#: Every explorer of the series, by title.
+EXPLORERS: dict[str, ExplorerCheck] = {
+    "One token: the acceptance rule and the residual": ExplorerCheck("one_token_explorer", (
+        Move("q(A)", "key:ArrowRight", _one_token),
+        Move("identical (q = p)", "click", _one_token),
+    )),
+    "One verify step, draw by draw": ExplorerCheck("verify_step_explorer", (
+        Move("Step", "click", _verify_step_draw(1)),
+        Move("Step", "click", _verify_step_draw(2)),
+        Move("Step", "click", _verify_step_draw(3)),
+        Move("seed", "key:ArrowRight", _verify_step_new_step),
+        Move("rows and draft tokens", "choose:SPEC's example, drafts D A (seed 0)", _verify_step_spec_case),
+    ), picture_after=3),
+    "Accepted part + resampled part = p": ExplorerCheck("derivation_explorer", (
+        Move("draft weight of A", "key:ArrowRight", _derivation),
+    )),
+    "A million verify steps against the exact law": ExplorerCheck("monte_carlo_explorer", (
+        Move("output position i", "key:ArrowRight", _monte_carlo_position),
+    )),
+    "Tokens per step and speedup": ExplorerCheck("speedup_explorer", (
+        Move("draft length γ", "key:ArrowRight", _speedup),
+        Move("acceptance rate α", "key:ArrowLeft", _speedup),
+    )),
+    "α, total variation and KL divergence": ExplorerCheck("divergence_explorer", (
+        Move("highlighted pair", "key:ArrowRight", _divergence_pair),
+    )),
+    "α and temperature": ExplorerCheck("temperature_explorer", (
+        Move("greedy: both T = 0", "click", _temperature),
+        Move("draft temperature T_q", "key:ArrowRight", _temperature),
+    )),
+    "Speculative decoding on real text": ExplorerCheck("text_explorer", (
+        Move("cost ratio c (target time / draft time)", "key:ArrowRight", _text_speedup),
+    )),
+}

@@ -1,0 +1,87 @@
+"""The browser checks can fail: small notebooks with one planted fault each, caught by its check.
+
+They run in the same JupyterLab as the series, from a folder of their own in the server's root.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from .explorer_moves import Move
+from .notebook_checks import assert_move_redraws, assert_runs_cleanly
+
+pytestmark = pytest.mark.browser
+
+_STUCK_EXPLORERS = '''\
+import ipywidgets as widgets
+from specdec.plots import new_figure, styled
+from specdec.widgets import Explorer
+
+
+def planted(title, readout_of, moves_picture):
+    value = widgets.IntSlider(value=3, min=0, max=9, description="value")
+    with styled():
+        figure = new_figure(2, 1.5)
+        axes = figure.add_subplot()
+        (line,) = axes.plot([0, 1], [0, 3], label="value")
+        axes.set_ylim(0, 10)
+        axes.legend()
+
+    def redraw():
+        if moves_picture:
+            line.set_ydata([0, value.value])
+        return {"readout": readout_of(value.value)}
+
+    explorer = Explorer(title, {"value": value}, [[value]], figure, redraw)
+    explorer.observe_controls()
+    return explorer
+'''
+
+CANARIES = {
+    "error": ["print('first cell')", "1 / 0", "print('never reached')"],
+    "stderr": ["import sys\nprint('a warning a learner would see', file=sys.stderr)"],
+    "lost_widget": [
+        "display({'application/vnd.jupyter.widget-view+json': "
+        "{'model_id': 'no-such-model', 'version_major': 2, 'version_minor': 0}}, raw=True)",
+    ],
+    "stuck": [
+        _STUCK_EXPLORERS,
+        "planted('picture stuck', lambda v: f'value {v}', moves_picture=False)",
+        "planted('readout off by one', lambda v: f'value {v + 1}', moves_picture=True)",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def canaries(served_notebooks):
+    folder = served_notebooks / "_canaries"
+    folder.mkdir(exist_ok=True)
+    for name, sources in CANARIES.items():
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                           "language": "python"}
+        nbformat.write(notebook, folder / f"{name}.ipynb")
+    return {name: f"_canaries/{name}.ipynb" for name in CANARIES}
+
+
+@pytest.mark.parametrize(("name", "caught"), [
+    ("error", "ZeroDivisionError"),
+    ("stderr", "output on stderr"),
+    ("lost_widget", "Error displaying widget"),
+])
+def test_run_check_catches(lab, canaries, name, caught):
+    with lab.notebook(canaries[name]) as tab:
+        with pytest.raises(AssertionError, match=caught):
+            assert_runs_cleanly(tab, widget_seconds=2)
+
+
+def test_move_check_catches_a_stuck_picture_and_a_wrong_readout(lab, canaries):
+    expected_value = Move("value", "key:ArrowRight", lambda values: [f"value {values['value']}"])
+    with lab.notebook(canaries["stuck"]) as tab:
+        assert_runs_cleanly(tab)
+        stuck, off_by_one = tab.explorers()
+        with pytest.raises(AssertionError, match="the picture did not change"):
+            assert_move_redraws(stuck, expected_value, timeout=3)
+        with pytest.raises(AssertionError, match="the readout lacks"):
+            assert_move_redraws(off_by_one, expected_value, timeout=3)
