@@ -16,24 +16,23 @@ assert any of these times.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import statistics
 import time
 
 import numpy as np
 
-#: Every explorer of the series: name -> module that defines it. Modules not written yet are skipped.
-EXPLORERS = {
-    "one_token_explorer": "specdec.widgets.one_token",
-    "verify_step_explorer": "specdec.widgets.verify_step",
-    "speedup_explorer": "specdec.widgets.speedup",
-    "divergence_explorer": "specdec.widgets.divergence",
-    "temperature_explorer": "specdec.widgets.divergence",
-    "derivation_explorer": "specdec.widgets.monte_carlo",
-    "monte_carlo_explorer": "specdec.widgets.monte_carlo",
-    "text_explorer": "specdec.widgets.text",
-}
+#: Every explorer of the series, by its name in `specdec.widgets`.
+EXPLORERS = (
+    "one_token_explorer",
+    "verify_step_explorer",
+    "speedup_explorer",
+    "divergence_explorer",
+    "temperature_explorer",
+    "derivation_explorer",
+    "monte_carlo_explorer",
+    "text_explorer",
+)
 
 #: Goals on the project's 2-core machine, in milliseconds.
 GOAL_MEDIAN_MS = 50.0
@@ -46,24 +45,11 @@ BUTTON_ATTEMPTS = 4
 SLIDER_STOPS = (0.5, 0.75, 1.0, 0.9, 0.25, 0.0, 0.1, 0.6, 0.4, 0.8, 0.3, 0.7)
 
 
-def load_explorers(names=None) -> tuple[dict, list[str]]:
-    """Import the explorer functions that exist: ({name: function}, [names skipped, with why])."""
-    found, skipped = {}, []
-    for name, module_name in EXPLORERS.items():
-        if names and name not in names:
-            continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            skipped.append(f"{name} ({module_name} does not exist yet)")
-            continue
-        if not hasattr(module, name):
-            skipped.append(f"{name} (not defined in {module_name})")
-            continue
-        found[name] = getattr(module, name)
-    return found, skipped
+def load_explorers(names=None) -> dict:
+    """The explorer functions to time, by name: all of them, or those in `names`."""
+    from .. import widgets
+
+    return {name: getattr(widgets, name) for name in EXPLORERS if not names or name in names}
 
 
 def changes_for(control, count: int) -> list:
@@ -119,7 +105,7 @@ def measure_control(explorer, name: str, count: int, rng) -> tuple[list[float], 
 
 def measure(names=None, count: int = 8, seed: int = 0) -> dict:
     """Build each explorer and time every control; returns the rows of the report and the totals."""
-    explorers, skipped = load_explorers(names)
+    explorers = load_explorers(names)
     rng = np.random.default_rng(seed)
     rows, all_times, builds = [], [], {}
     for name, make in explorers.items():
@@ -134,7 +120,7 @@ def measure(names=None, count: int = 8, seed: int = 0) -> dict:
                 "continuous": getattr(control, "continuous_update", None),
                 "times": times, "unchanged": unchanged,
             })
-    return {"rows": rows, "times": all_times, "builds": builds, "skipped": skipped}
+    return {"rows": rows, "times": all_times, "builds": builds}
 
 
 def report(result: dict, load_before, load_after) -> list[str]:
@@ -162,8 +148,6 @@ def report(result: dict, load_before, load_after) -> list[str]:
                  "Back at the first draw.")
     for name, milliseconds in result["builds"].items():
         lines.append(f"built {name} (first full render included) in {milliseconds:.0f} ms")
-    for skipped in result["skipped"]:
-        lines.append(f"skipped {skipped}")
     times = result["times"]
     if times:
         median, worst = statistics.median(times), max(times)

@@ -57,7 +57,7 @@ def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
                                    description="draft length γ", style=_LABEL_STYLE),
         "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
                                description="cost ratio c (target time / draft time)", style=_LABEL_STYLE,
-                               layout=widgets.Layout(width="28em")),
+                               layout=widgets.Layout(width="40em")),
     }
     picture = SpeedupFigure(DEFAULT_MAX_GAMMA)
 

@@ -172,7 +172,7 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
                                continuous_update=False, layout=widgets.Layout(width="24em")),
         "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
                                description="cost ratio c (target time / draft time)", style=_LABEL_STYLE,
-                               layout=widgets.Layout(width="28em")),
+                               layout=widgets.Layout(width="40em")),
     }
     picture = RealTextFigure()
     text_view = widgets.HTML()
