@@ -18,9 +18,7 @@ from .core import (
     speculative_step,
     trace_step,
 )
-from .goodness_of_fit import check_steps, goodness_of_fit
-from .output_law import position_law
-from .sampling import sample_steps
+from ._lazy import lazy_exports
 from .theory import (
     acceptance_rates,
     expected_tokens_for_rates,
@@ -31,6 +29,16 @@ from .theory import (
     token_count_distribution_for_rates,
     tv_distance,
 )
+
+# The sampling checks load on first use: most sessions never need them at import time.
+_LAZY_EXPORTS = {
+    "check_steps": ".goodness_of_fit",
+    "goodness_of_fit": ".goodness_of_fit",
+    "position_law": ".output_law",
+    "sample_steps": ".sampling",
+}
+__getattr__, _ = lazy_exports(__name__, _LAZY_EXPORTS)
+
 
 __all__ = [
     "PositionTrace",

@@ -17,13 +17,15 @@ import numbers
 
 import numpy as np
 
+_FLOAT64 = np.dtype(np.float64)
+
 #: How far a row may sum from 1 and still count as a probability distribution.
 SUM_TOLERANCE = 1e-6
 
 
 def as_float_array(value, name: str, ndim: int) -> np.ndarray:
     """Return `value` as a float64 array with `ndim` dimensions, without copying an array that already is one."""
-    if type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == ndim and value.shape[-1]:
+    if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == ndim and value.shape[-1]:
         return value  # the common case, checked in one line
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be an array of probabilities, got {type(value).__name__}")
@@ -115,15 +117,18 @@ def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
         draft = np.empty((0, target.shape[1]))
     else:
         draft = as_float_array(draft_probs, "draft_probs", 2)
-    if draft.shape[0] != target.shape[0] - 1:
-        raise ValueError(
-            f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
-            f"target_probs has {target.shape[0]} rows and draft_probs has {draft.shape[0]}"
-        )
-    if draft.shape[0] == 0:
+    rows, vocab = target.shape
+    if draft.shape != (rows - 1, vocab):
+        if draft.shape[0] != rows - 1:
+            raise ValueError(
+                f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
+                f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}"
+            )
+        if rows > 1:  # with no draft rows (γ = 0), the draft's width says nothing
+            same_vocabulary(target, "target_probs", draft, "draft_probs")
+    if rows == 1:
         check_distributions(target, "target_probs")
         return target, draft
-    same_vocabulary(target, "target_probs", draft, "draft_probs")
     # One stacked array costs one copy but halves the number of reductions, whose fixed cost
     # dominates at these sizes.
     stacked = np.concatenate((target, draft))
