@@ -190,12 +190,14 @@ def probability(value, name: str) -> float:
     return value
 
 
-def count(value, name: str, minimum: int = 0) -> int:
+def count(value, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """An integer in minimum … maximum (no upper bound if `maximum` is None), as a Python int."""
+    expected = f">= {minimum:,}" if maximum is None else f"in {minimum:,} … {maximum:,}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be an integer {expected}, got {value!r} of type {type(value).__name__}")
     value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be an integer {expected}, got {value:,}")
     return value
 
 

@@ -173,9 +173,9 @@ def test_figure_is_updated_in_place_and_controls_are_labelled(explorer):
     "kwargs, error, words",
     [
         ({"rule": "no_such_rule"}, ValueError, "rule must be one of"),
-        ({"n": 10}, ValueError, "n must be an integer >= 100"),
-        ({"n": 2_000_000}, ValueError, "at most 1,000,000"),
-        ({"seed": 100}, ValueError, "seed must be at most 99"),
+        ({"n": 10}, ValueError, "n must be an integer in 100 … 1,000,000, got 10"),
+        ({"n": 2_000_000}, ValueError, "n must be an integer in 100 … 1,000,000, got 2,000,000"),
+        ({"seed": 100}, ValueError, "seed must be an integer in 0 … 99, got 100"),
         ({"n": 1.5e5}, TypeError, "n must be an integer"),
     ],
 )

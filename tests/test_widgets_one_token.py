@@ -179,7 +179,7 @@ def test_bad_arguments_are_refused_with_the_argument_named():
         one_token_explorer(target=[0.5, 0.5], draft=[0.5, 1.5])
     with pytest.raises(ValueError, match="same vocabulary"):
         one_token_explorer(target=[0.5, 0.5], draft=[0.2, 0.3, 0.5])
-    with pytest.raises(ValueError, match="gamma must be in 0 … 8"):
+    with pytest.raises(ValueError, match="gamma must be an integer in 0 … 8"):
         one_token_explorer(gamma=9)
     with pytest.raises(TypeError, match="gamma"):
         one_token_explorer(gamma=2.5)

@@ -180,9 +180,9 @@ def test_gamma_zero_draws_only_the_bonus():
 
 
 def test_bad_arguments_are_refused_with_the_argument_named():
-    with pytest.raises(ValueError, match="gamma must be in 0 … 8"):
+    with pytest.raises(ValueError, match="gamma must be an integer in 0 … 8"):
         verify_step_explorer(gamma=9)
-    with pytest.raises(ValueError, match="vocab must be in 2 … 64"):
+    with pytest.raises(ValueError, match="vocab must be an integer in 2 … 64"):
         verify_step_explorer(vocab=1)
     with pytest.raises(TypeError, match="seed"):
         verify_step_explorer(seed="0")

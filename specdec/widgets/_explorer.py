@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Callable
 
 import ipywidgets as widgets
@@ -47,14 +48,36 @@ class Explorer(widgets.VBox):
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto", flex="0 1 auto"))
         self.readout = widgets.HTML(layout=widgets.Layout(min_width="16em", max_width="24em", padding="0 0 0 1em"))
         self.shown: dict = {}
+        self._batch_depth = 0
         header = widgets.HTML(f"<b>{title}</b>")
         rows = [widgets.HBox(list(row), layout=widgets.Layout(flex_flow="row wrap")) for row in control_rows]
         body = widgets.HBox([self.image, self.readout], layout=widgets.Layout(align_items="flex-start"))
         super().__init__([header, *rows, body], **kwargs)
         self.refresh()
 
+    @property
+    def batching(self) -> bool:
+        """Whether a `batch` is open: control changes are then drawn once, when it closes."""
+        return self._batch_depth > 0
+
+    @contextmanager
+    def batch(self):
+        """Change several controls, then redraw once at the end instead of after each change.
+
+        Batches may nest; the redraw happens when the outermost one closes.
+        """
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+        if not self._batch_depth:
+            self.refresh()
+
     def refresh(self, *_ignored) -> None:
-        """Redraw the figure and the readout from the current control values."""
+        """Redraw the figure and the readout from the current control values (deferred inside a `batch`)."""
+        if self._batch_depth:
+            return
         shown = self._redraw()
         self.readout.value = shown["readout"]
         self.image.value = self._render()

@@ -130,9 +130,9 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
     >>> explorer.shown["largest_gap"] < 1e-12
     True
     """
-    seed = _bounded_int(seed, "seed", 0, MAX_SEED)
-    vocab = _bounded_int(vocab, "vocab", *CLOUD_VOCAB_RANGE)
-    pair = _bounded_int(pair, "pair", 0, CLOUD_SIZE - 1)
+    seed = _checks.count(seed, "seed", 0, MAX_SEED)
+    vocab = _checks.count(vocab, "vocab", *CLOUD_VOCAB_RANGE)
+    pair = _checks.count(pair, "pair", 0, CLOUD_SIZE - 1)
     controls = {
         "seed": widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="cloud seed",
                                   style=_LABEL_STYLE),
@@ -224,7 +224,7 @@ def temperature_explorer(target_temperature=1.0, draft_temperature=1.0, seed=1) 
     """
     target_temperature = _slider_temperature(target_temperature, "target_temperature")
     draft_temperature = _slider_temperature(draft_temperature, "draft_temperature")
-    seed = _bounded_int(seed, "seed", 0, MAX_SEED)
+    seed = _checks.count(seed, "seed", 0, MAX_SEED)
     slider = dict(min=0.0, max=MAX_TEMPERATURE, step=TEMPERATURE_STEP, readout_format=".2f", style=_LABEL_STYLE)
     controls = {
         "target_temperature": widgets.FloatSlider(value=target_temperature,
@@ -274,24 +274,13 @@ def temperature_explorer(target_temperature=1.0, draft_temperature=1.0, seed=1) 
          [controls["seed"], controls["greedy"], controls["plain"]]],
         picture.figure, redraw, render=picture.png,
     )
-    batch = {"open": False}
-
-    def on_change(_change) -> None:
-        if not batch["open"]:
-            explorer.refresh()
 
     def set_both(value: float) -> None:
-        # Both sliders move, but the view is drawn once, after both have their new value.
-        batch["open"] = True
-        try:
+        with explorer.batch():  # both sliders move, and the view is drawn once, after both
             controls["target_temperature"].value = value
             controls["draft_temperature"].value = value
-        finally:
-            batch["open"] = False
-        explorer.refresh()
 
-    for name in ("target_temperature", "draft_temperature", "seed"):
-        controls[name].observe(on_change, names="value")
+    explorer.observe_controls("target_temperature", "draft_temperature", "seed")
     controls["greedy"].on_click(lambda _button: set_both(0.0))
     controls["plain"].on_click(lambda _button: set_both(1.0))
     return explorer
@@ -324,8 +313,3 @@ def _slider_temperature(value, name: str) -> float:
     return value
 
 
-def _bounded_int(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name, minimum=low)
-    if value > high:
-        raise ValueError(f"{name} must be at most {high} (the slider's range is {low} … {high}), got {value}")
-    return value

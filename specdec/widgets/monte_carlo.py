@@ -171,8 +171,8 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
         raise ValueError(f"the explorer shows at most 26 tokens, got V = {target.shape[1]}")
     if rule not in RULE_LABELS:
         raise ValueError(f"rule must be one of {sorted(RULE_LABELS)}, got {rule!r}")
-    n = _bounded_int(n, "n", MIN_STEPS, MAX_STEPS)
-    seed = _bounded_int(seed, "seed", 0, MAX_SEED)
+    n = _checks.count(n, "n", MIN_STEPS, MAX_STEPS)
+    seed = _checks.count(seed, "seed", 0, MAX_SEED)
     gamma = draft.shape[0]
     labels = token_labels(target.shape[1])
     controls = {
@@ -359,8 +359,3 @@ def _p_text(p_value: float) -> str:
     return f"{p_value:.3f}" if p_value >= 0.001 else f"{p_value:.1e}"
 
 
-def _bounded_int(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name, minimum=low)
-    if value > high:
-        raise ValueError(f"{name} must be at most {high:,} (the control's range is {low:,} … {high:,}), got {value:,}")
-    return value

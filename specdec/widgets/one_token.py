@@ -21,7 +21,6 @@ Presets fill the visible sliders:
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from html import escape
 
 import ipywidgets as widgets
@@ -90,13 +89,6 @@ def _checked_weights(values, name: str) -> np.ndarray:
     return weights
 
 
-def _checked_slider_int(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name)
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in {low} … {high}, got {value}")
-    return value
-
-
 class _OneTokenExplorer:
     """Widgets, figure and the logic that ties them; `explorer` is what the caller gets."""
 
@@ -104,10 +96,9 @@ class _OneTokenExplorer:
         target = _checked_weights(target, "target")
         draft = _checked_weights(draft, "draft")
         _checks.same_vocabulary(target, "target", draft, "draft")
-        gamma = _checked_slider_int(gamma, "gamma", 0, 8)
+        gamma = _checks.count(gamma, "gamma", 0, 8)
         closeness = _checks.probability(closeness, "closeness")
-        seed = _checked_slider_int(seed, "seed", 0, 999)
-        self._holding = False
+        seed = _checks.count(seed, "seed", 0, 999)
         self.labels = token_labels(MAX_VOCAB)
 
         self.vocab = widgets.IntSlider(value=target.size, min=MIN_VOCAB, max=MAX_VOCAB,
@@ -171,7 +162,7 @@ class _OneTokenExplorer:
         for name, control in controls.items():
             if isinstance(control, widgets.Button):
                 continue
-            handler = self._apply_random if name in ("closeness", "seed") else self._changed
+            handler = self._apply_random if name in ("closeness", "seed") else self.explorer.refresh
             control.observe(handler, names="value")
         self.presets["SPEC's example"].on_click(lambda _button: self.apply_spec_example())
         self.presets["identical"].on_click(lambda _button: self.apply_identical())
@@ -181,26 +172,26 @@ class _OneTokenExplorer:
     # --- presets -------------------------------------------------------------------------------
 
     def apply_spec_example(self) -> None:
-        with self._batch():
+        with self.explorer.batch():
             self.vocab.value = len(SPEC_TARGET_PROBS[0])
             self._set_row("p", SPEC_TARGET_PROBS[0])
             self._set_row("q", SPEC_DRAFT_PROBS[0])
 
     def apply_identical(self) -> None:
-        with self._batch():
+        with self.explorer.batch():
             self._set_row("q", [slider.value for slider in self.weights["p"][: self.vocab.value]])
 
     def apply_disjoint(self) -> None:
         vocab = self.vocab.value
         half = (vocab + 1) // 2
-        with self._batch():
+        with self.explorer.batch():
             self._set_row("p", [1.0] * half + [0.0] * (vocab - half))
             self._set_row("q", [0.0] * half + [1.0] * (vocab - half))
 
     def _apply_random(self, *_ignored) -> None:
         rng = np.random.default_rng(self.seed.value)
         target, draft = random_rows(1, self.vocab.value, self.closeness.value, rng)
-        with self._batch():
+        with self.explorer.batch():
             self._set_row("p", _slider_weights(target[0]))
             self._set_row("q", _slider_weights(draft[0]))
 
@@ -209,20 +200,6 @@ class _OneTokenExplorer:
             slider.value = float(value)
 
     # --- drawing -------------------------------------------------------------------------------
-
-    @contextmanager
-    def _batch(self):
-        """Change several controls and redraw once at the end, not after each of them."""
-        self._holding = True
-        try:
-            yield
-        finally:
-            self._holding = False
-        self.explorer.refresh()
-
-    def _changed(self, _change) -> None:
-        if not self._holding:
-            self.explorer.refresh()
 
     def view(self) -> dict:
         """Update the sliders' visibility, the figure and the readout; return what is shown."""

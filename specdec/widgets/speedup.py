@@ -48,8 +48,8 @@ def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
     8
     """
     alpha = _checks.probability(alpha, "alpha")
-    gamma = _bounded_int(gamma, "gamma", 0, DEFAULT_MAX_GAMMA)
-    c = _bounded_int(c, "c", *COST_RANGE)
+    gamma = _checks.count(gamma, "gamma", 0, DEFAULT_MAX_GAMMA)
+    c = _checks.count(c, "c", *COST_RANGE)
     controls = {
         "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
                                      description="acceptance rate α", style=_LABEL_STYLE),
@@ -106,8 +106,3 @@ def _readout(shown: dict) -> str:
     )
 
 
-def _bounded_int(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name, minimum=low)
-    if value > high:
-        raise ValueError(f"{name} must be at most {high} (the slider's range is {low} … {high}), got {value}")
-    return value

@@ -143,15 +143,15 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         raise TypeError(f"corpus must be a str, got {type(corpus).__name__}")
     if len(corpus) < 2 * CONTEXT_COUNT:
         raise ValueError(f"corpus must hold at least {2 * CONTEXT_COUNT} characters, got {len(corpus)}")
-    draft_order = _bounded(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
-    target_order = _bounded(target_order, "target_order", *TARGET_ORDER_RANGE)
-    gamma = _bounded(gamma, "gamma", *GAMMA_RANGE)
+    draft_order = _checks.count(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
+    target_order = _checks.count(target_order, "target_order", *TARGET_ORDER_RANGE)
+    gamma = _checks.count(gamma, "gamma", *GAMMA_RANGE)
     temperature = _number_in(temperature, "temperature", *TEMPERATURE_RANGE)
     seed = _checks.count(seed, "seed")
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     length = _checks.count(length, "length", minimum=1)
-    c = _bounded(c, "c", *COST_RANGE)
+    c = _checks.count(c, "c", *COST_RANGE)
 
     controls = {
         "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDER_RANGE[0], max=DRAFT_ORDER_RANGE[1],
@@ -269,13 +269,6 @@ def _span(char: str, origin: str) -> str:
 
 def _escape(text: str) -> str:
     return html.escape(text, quote=True)
-
-
-def _bounded(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name, minimum=low)
-    if value > high:
-        raise ValueError(f"{name} must be in {low} … {high}, got {value}")
-    return value
 
 
 def _number_in(value, name: str, low: float, high: float) -> float:

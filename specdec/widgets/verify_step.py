@@ -25,7 +25,6 @@ language models (see `specdec.rows`).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from html import escape
 
 import ipywidgets as widgets
@@ -97,13 +96,6 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     return _VerifyStepExplorer(gamma, vocab, seed, closeness, rows, draws).explorer
 
 
-def _bounded(value, name: str, low: int, high: int) -> int:
-    value = _checks.count(value, name)
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in {low} … {high}, got {value}")
-    return value
-
-
 def step_for(rows: str, gamma: int, vocab: int, seed: int, closeness: float):
     """The traced step the explorer shows for these settings, built from the seed as documented above.
 
@@ -134,14 +126,13 @@ class _VerifyStepExplorer:
     """Widgets, figure and the logic that ties them; `explorer` is what the caller gets."""
 
     def __init__(self, gamma, vocab, seed, closeness, rows, draws):
-        gamma = _bounded(gamma, "gamma", 0, MAX_GAMMA)
-        vocab = _bounded(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
-        seed = _bounded(seed, "seed", 0, MAX_SEED)
+        gamma = _checks.count(gamma, "gamma", 0, MAX_GAMMA)
+        vocab = _checks.count(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
+        seed = _checks.count(seed, "seed", 0, MAX_SEED)
         closeness = _checks.probability(closeness, "closeness")
         if rows not in ROW_SOURCES:
             raise ValueError(f"rows must be one of {', '.join(map(repr, ROW_SOURCES))}, got {rows!r}")
         draws = _checks.count(draws, "draws")
-        self._holding = False
         self._random_settings = None
 
         self.rows = widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
@@ -187,26 +178,12 @@ class _VerifyStepExplorer:
         for name in ("gamma", "vocab", "seed", "closeness"):
             controls[name].observe(self._settings_changed, names="value")
         self.rows.observe(self._rows_changed, names="value")
-        self.play.observe(self._changed, names="value")
+        self.play.observe(self.explorer.refresh, names="value")
         self.step.on_click(lambda _button: self._move(+1))
         self.back.on_click(lambda _button: self._move(-1))
         self.reset.on_click(lambda _button: self._move(None))
 
     # --- reacting to the controls ----------------------------------------------------------------
-
-    @contextmanager
-    def _batch(self):
-        """Change several controls and redraw once at the end, not after each of them."""
-        self._holding = True
-        try:
-            yield
-        finally:
-            self._holding = False
-        self.explorer.refresh()
-
-    def _changed(self, _change=None) -> None:
-        if not self._holding:
-            self.explorer.refresh()
 
     def _move(self, delta: int | None) -> None:
         if delta is None:
@@ -216,13 +193,13 @@ class _VerifyStepExplorer:
             self.play.value = min(max(self.play.value + delta, 0), self.play.max)
 
     def _settings_changed(self, _change=None) -> None:
-        if self._holding:
+        if self.explorer.batching:
             return
-        with self._batch():
+        with self.explorer.batch():
             self._restart()
 
     def _rows_changed(self, change) -> None:
-        with self._batch():
+        with self.explorer.batch():
             self._apply_rows_choice(change["new"])
             self._restart()
 
