@@ -193,7 +193,7 @@ def _chi2_sf(statistic: float, dof: int) -> float:
 def _verdict(n, statistic, dof, p_value, tv, typical_tv, significance) -> str:
     if dof == 0:
         return f"nothing to test: with {n:,} samples there are not two categories expected at least 5 times each"
-    summary = f"χ² = {statistic:.1f} on {dof} degrees of freedom, p-value {_format_p(p_value)}"
+    summary = f"χ² = {statistic:.1f} on {dof} degrees of freedom, p-value {format_p_value(p_value)}"
     if p_value >= significance:
         return (
             f"passes: {n:,} samples are consistent with the law ({summary}); TV {tv:.4f}, "
@@ -206,7 +206,12 @@ def _verdict(n, statistic, dof, p_value, tv, typical_tv, significance) -> str:
     )
 
 
-def _format_p(p_value: float) -> str:
+def format_p_value(p_value: float) -> str:
+    """A p-value for reading: three decimals, scientific notation below 0.001.
+
+    >>> format_p_value(0.4567), format_p_value(3.2e-9), format_p_value(0.0)
+    ('0.457', '3.2e-09', 'below 1e-300')
+    """
     if p_value == 0.0:
         return "below 1e-300"
     if p_value >= 0.001:

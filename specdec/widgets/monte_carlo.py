@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _checks
 from ..broken_rules import BROKEN_RULES
-from ..goodness_of_fit import fit_counts
+from ..goodness_of_fit import fit_counts, format_p_value
 from ..output_law import position_law, reach_probabilities, token_count_law
 from ..plots.monte_carlo import DerivationFigure, MonteCarloFigure
 from ..rows import spec_example, token_labels
@@ -200,12 +200,12 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
         sizes, deviations = run.deviation_curve(position, steps)
         spread = np.sqrt((target[position] * (1 - target[position])).max() / (reach[position] * sizes))
         fit = fits[position]
-        verdict = f"{'passes' if fit.passed else 'FAILS'}: χ² p-value {_p_text(fit.p_value)}"
+        verdict = f"{'passes' if fit.passed else 'FAILS'}: χ² p-value {format_p_value(fit.p_value)}"
         picture.update(position, run.frequencies(steps, position), target[position],
                        draft[position] if position < gamma else None,
                        count_frequencies, count_law,
                        sizes, deviations, spread, steps, verdict,
-                       f"{'passes' if count_fit.passed else 'FAILS'}: χ² p-value {_p_text(count_fit.p_value)}")
+                       f"{'passes' if count_fit.passed else 'FAILS'}: χ² p-value {format_p_value(count_fit.p_value)}")
         shown = {
             "rule": rule_name, "n": steps, "position": position, "seed": seed_value,
             "position_fits": fits, "count_fit": count_fit,
@@ -336,12 +336,12 @@ def _monte_carlo_readout(shown: dict, gamma: int) -> str:
                  f"<b>In real engines:</b> {html.escape(broken.real_world)}</p>")
     lines = "".join(
         f"<li>position {i}: {fit.n:,} tokens, TV {fit.tv:.4f} (chance: {fit.typical_tv:.4f}), "
-        f"p-value {_p_text(fit.p_value)} {'✓' if fit.passed else '✗'}</li>" if fit.n else
+        f"p-value {format_p_value(fit.p_value)} {'✓' if fit.passed else '✗'}</li>" if fit.n else
         f"<li>position {i}: never reached, nothing to test</li>"
         for i, fit in enumerate(shown["position_fits"])
     )
     count_fit = shown["count_fit"]
-    lines += (f"<li>tokens per step: TV {count_fit.tv:.4f}, p-value {_p_text(count_fit.p_value)} "
+    lines += (f"<li>tokens per step: TV {count_fit.tv:.4f}, p-value {format_p_value(count_fit.p_value)} "
               f"{'✓' if count_fit.passed else '✗'}</li>")
     overall = ("<b>passes</b>: every position follows its pᵢ and the counts follow their law"
                if shown["passed"] else "<b>FAILS</b>: at least one check rejects the law (✗)")
@@ -351,11 +351,3 @@ def _monte_carlo_readout(shown: dict, gamma: int) -> str:
         f"<p>{overall}</p><ul>{lines}</ul>"
         f"<p>Position {shown['position']}: {html.escape(shown_fit.verdict)}.</p>"
     )
-
-
-def _p_text(p_value: float) -> str:
-    if p_value == 0.0:
-        return "< 1e-300"
-    return f"{p_value:.3f}" if p_value >= 0.001 else f"{p_value:.1e}"
-
-
