@@ -41,6 +41,9 @@ GOAL_WORST_MS = 150.0
 #: How many tries per wanted timed click a button gets (some clicks change nothing).
 BUTTON_ATTEMPTS = 4
 
+#: What is typed into a text box, in turn (the real-text explorer's prompt).
+TYPED_TEXTS = ("Return the ", "The number of ", "If the file ", "This module ", "A list of ")
+
 #: Where on its range a slider is moved, in order, as fractions of the range.
 SLIDER_STOPS = (0.5, 0.75, 1.0, 0.9, 0.25, 0.0, 0.1, 0.6, 0.4, 0.8, 0.3, 0.7)
 
@@ -63,6 +66,8 @@ def changes_for(control, count: int) -> list:
         return [_setter(control, value) for value in order]
     if isinstance(control.value, bool):
         return [_toggler(control)] * count
+    if isinstance(control.value, str):  # a text box: what a learner might type, in turn
+        return [_setter(control, TYPED_TEXTS[i % len(TYPED_TEXTS)]) for i in range(count)]
     if isinstance(control.value, tuple):  # range sliders: not used by the explorers
         return []
     if hasattr(control, "base"):  # a log slider: min and max are exponents of `base`

@@ -295,15 +295,22 @@ class _Run:
     def tallies(self, steps: int):
         """(token tallies (γ+1, V+1) with the padding in column 0, count tallies (γ+2,)) of the first `steps` steps."""
         if steps not in self._tallies:
-            self._sample_until(steps)
-            start = max(size for size in self._tallies if size < steps)
-            tokens, counts = self._tallies[start]
-            positions, width = tokens.shape
-            codes = np.add(self.tokens[start:steps], self._codes, dtype=np.intp).ravel()  # bincount is slow on int32
-            extra_tokens = np.bincount(codes, minlength=positions * width).reshape(positions, width)
-            extra_counts = np.bincount(self.counts[start:steps].astype(np.intp), minlength=positions + 1)[: positions + 1]
-            self._tallies[steps] = (tokens + extra_tokens, counts + extra_counts)
+            # Every prefix size of the deviation curve below `steps` is tallied on the way, in
+            # increasing order, so that each sampled step is counted once however the view asks.
+            for size in (*self.SIZES[self.SIZES < steps].tolist(), steps):
+                if size not in self._tallies:
+                    self._extend_tallies(size)
         return self._tallies[steps]
+
+    def _extend_tallies(self, steps: int) -> None:
+        self._sample_until(steps)
+        start = max(size for size in self._tallies if size < steps)
+        tokens, counts = self._tallies[start]
+        positions, width = tokens.shape
+        codes = np.add(self.tokens[start:steps], self._codes, dtype=np.intp).ravel()  # bincount is slow on int32
+        extra_tokens = np.bincount(codes, minlength=positions * width).reshape(positions, width)
+        extra_counts = np.bincount(self.counts[start:steps].astype(np.intp), minlength=positions + 1)[: positions + 1]
+        self._tallies[steps] = (tokens + extra_tokens, counts + extra_counts)
 
     def position_fits(self, steps: int):
         tokens, _ = self.tallies(steps)
