@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 
 import numpy as np
 
 from . import rows as example_rows
-from .core import sample_draft, trace_step
+from .core import _expected_tokens, sample_draft, trace_step
 from .narrate import narrate_trace
 from .theory import DEFAULT_MAX_GAMMA, _speedup, optimal_gamma
-from .core import _expected_tokens
 
 #: Benchmark suites: name -> (module, what it measures).
 BENCHMARKS = {

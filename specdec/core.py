@@ -209,11 +209,6 @@ class StepTrace:
         return len(self.draft_tokens)
 
     @property
-    def accepted_count(self) -> int:
-        """How many draft tokens were accepted."""
-        return sum(position.accepted for position in self.positions)
-
-    @property
     def all_accepted(self) -> bool:
         return self.bonus_token is not None
 

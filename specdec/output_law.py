@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _checks
 from .core import _residual
-from .theory import acceptance_rates, token_count_distribution_for_rates
+from .theory import acceptance_rates, survival_probabilities, token_count_distribution_for_rates
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,7 @@ def position_law(target, draft) -> PositionLaw:
     >>> bool(np.allclose(law.total, [0.1, 0.6, 0.2, 0.1]))
     True
     """
-    p = _checks.distribution(target, "target")
-    q = _checks.distribution(draft, "draft")
-    _checks.same_vocabulary(p, "target", q, "draft")
+    p, q = _checks.distribution_pair(target, draft, "target", "draft")
     accepted = np.minimum(p, q)
     alpha = float(accepted.sum())
     residual = _residual(p, q)
@@ -115,8 +113,7 @@ def reach_probabilities(target_probs, draft_probs) -> np.ndarray:
     ...                     [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
     array([1.  , 0.7 , 0.42])
     """
-    rates = acceptance_rates(target_probs, draft_probs)
-    return np.concatenate(([1.0], np.cumprod(rates)))
+    return survival_probabilities(acceptance_rates(target_probs, draft_probs))
 
 
 def position_tokens(tokens, counts, position) -> np.ndarray:

@@ -129,7 +129,7 @@ def token_count_distribution_for_rates(rates) -> np.ndarray:
     >>> token_count_distribution_for_rates([0.5, 1.0])
     array([0.5, 0. , 0.5])
     """
-    return _count_law(_rates(rates))
+    return _count_law(rates)
 
 
 def expected_tokens_for_rates(rates) -> float:
@@ -140,8 +140,7 @@ def expected_tokens_for_rates(rates) -> float:
     >>> expected_tokens_for_rates([0.7, 0.7])  # doctest: +ELLIPSIS
     2.19...
     """
-    survival = np.concatenate(([1.0], np.cumprod(_rates(rates))))
-    return float(survival.sum())
+    return float(survival_probabilities(rates).sum())
 
 
 def tv_distance(p, q) -> float:
@@ -191,8 +190,21 @@ def _rates(rates) -> np.ndarray:
     return values
 
 
-def _count_law(rates: np.ndarray) -> np.ndarray:
-    survival = np.concatenate(([1.0], np.cumprod(rates)))  # P(N > k) for k = 0 … γ
+def survival_probabilities(rates) -> np.ndarray:
+    """P(N > k) for k = 0 … γ: the chance that a step gets past position k−1, α₀·…·α_{k−1}.
+
+    Entry k is also the probability that the step emits a token at position k.
+
+    Examples
+    --------
+    >>> survival_probabilities([0.5, 0.8])
+    array([1. , 0.5, 0.4])
+    """
+    return np.concatenate(([1.0], np.cumprod(_rates(rates))))
+
+
+def _count_law(rates) -> np.ndarray:
+    survival = survival_probabilities(rates)
     law = survival.copy()
     law[:-1] -= survival[1:]
     return law

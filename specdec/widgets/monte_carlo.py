@@ -82,9 +82,8 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
     True
     """
     default_target, default_draft, _ = spec_example()
-    p = _checks.distribution(default_target[0] if target is None else target, "target")
-    q = _checks.distribution(default_draft[0] if draft is None else draft, "draft")
-    _checks.same_vocabulary(p, "target", q, "draft")
+    p, q = _checks.distribution_pair(default_target[0] if target is None else target,
+                                     default_draft[0] if draft is None else draft, "target", "draft")
     if not 2 <= p.size <= MAX_DERIVATION_VOCAB:
         raise ValueError(f"target must have 2 … {MAX_DERIVATION_VOCAB} tokens for the sliders, got {p.size}")
     labels = token_labels(p.size)
