@@ -1,6 +1,6 @@
 """specdec: speculative decoding, small enough to watch every random draw.
 
-The core is numpy only. Importing `specdec` loads neither matplotlib nor ipywidgets: the figures
+The math is numpy only. Importing `specdec` loads neither matplotlib nor ipywidgets: the figures
 live in `specdec.plots` and the explorers in `specdec.widgets`, which only the notebooks import.
 
 >>> import numpy as np, specdec
@@ -8,6 +8,7 @@ live in `specdec.plots` and the explorers in `specdec.widgets`, which only the n
 0.7
 """
 
+from . import goodness_of_fit
 from .core import (
     PositionTrace,
     StepTrace,
@@ -18,7 +19,9 @@ from .core import (
     speculative_step,
     trace_step,
 )
-from ._lazy import lazy_exports
+from .goodness_of_fit import check_steps
+from .output_law import position_law
+from .sampling import sample_steps
 from .theory import (
     acceptance_rates,
     expected_tokens_for_rates,
@@ -30,16 +33,6 @@ from .theory import (
     token_count_distribution_for_rates,
     tv_distance,
 )
-
-# The sampling checks load on first use: most sessions never need them at import time.
-_LAZY_EXPORTS = {
-    "check_steps": ".goodness_of_fit",
-    "goodness_of_fit": ".goodness_of_fit",
-    "position_law": ".output_law",
-    "sample_steps": ".sampling",
-}
-__getattr__, _ = lazy_exports(__name__, _LAZY_EXPORTS)
-
 
 __all__ = [
     "PositionTrace",

@@ -2,7 +2,7 @@
 
 Every function here takes `speculative_step`'s arguments, checks them the same way, and makes the
 same random draws as the correct rule except where its mistake changes them. Each one is short and
-written out in full, so that it can be read line by line against `specdec.core._verify`; the line
+written out in full, so that it can be read line by line against `specdec.core.verify`; the line
 that differs carries the comment ``# the mistake``.
 
 `BROKEN_RULES` lists the rules whose bias a sampling check finds: with the rows of their
@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from .core import _checked_step_arguments, _choosable, _residual
+from .core import check_step_arguments, normalised_for_choice, unchecked_residual
 from .rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
 from .sampling import (
     VerifyTables,
@@ -59,7 +59,7 @@ def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[i
     >>> resample_from_target(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [0]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -67,9 +67,9 @@ def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[i
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_choosable(target[i]))))  # the mistake
+        output.append(int(rng.choice(vocab, p=normalised_for_choice(target[i]))))  # the mistake
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -82,7 +82,7 @@ def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[in
     >>> resample_from_draft(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [1]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -90,9 +90,9 @@ def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[in
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_choosable(draft[i]))))  # the mistake
+        output.append(int(rng.choice(vocab, p=normalised_for_choice(draft[i]))))  # the mistake
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -105,7 +105,7 @@ def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng)
     >>> accept_with_target_probability(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -113,9 +113,9 @@ def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng)
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -128,10 +128,10 @@ def always_accept(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> always_accept(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
     [3, 0, 2]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output = list(tokens)  # the mistake: no uniform, no comparison
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -147,7 +147,7 @@ def drop_bonus_token(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> drop_bonus_token(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0, 1]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -155,7 +155,7 @@ def drop_bonus_token(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
         return output
     return output  # the mistake: the target's last row p_γ is never used
 
@@ -172,7 +172,7 @@ def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[in
     >>> one_uniform_for_all(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0, 1, 1]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     u = rng.random() if tokens else None  # the mistake: drawn once, outside the loop
@@ -181,9 +181,9 @@ def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[in
         if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -200,7 +200,7 @@ def greedy_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> greedy_draft(target_probs, draft_probs, [3, 3], np.random.default_rng(0))  # proposes [0, 0]
     [0, 1]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     tokens = [int(np.argmax(row)) for row in draft]  # the mistake
     output: list[int] = []
@@ -209,9 +209,9 @@ def greedy_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -224,7 +224,7 @@ def swapped_roles(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> swapped_roles(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
     [3, 0, 0]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -233,9 +233,9 @@ def swapped_roles(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
         if rng.random() < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(draft[i], target[i]))))  # and q − p
+        output.append(int(rng.choice(vocab, p=unchecked_residual(draft[i], target[i]))))  # and q − p
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -249,7 +249,7 @@ def accept_on_equal(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> accept_on_equal(target_probs, draft_probs, [3, 0], rigged_generator(0.0))
     [3, 0, 3]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -257,9 +257,9 @@ def accept_on_equal(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
         if rng.random() <= threshold:  # the mistake
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=_residual(target[i], draft[i]))))
+        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
@@ -276,7 +276,7 @@ def residual_without_fallback(target_probs, draft_probs, draft_tokens, rng) -> l
     ...
     ValueError: Probabilities contain NaN
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -289,7 +289,7 @@ def residual_without_fallback(target_probs, draft_probs, draft_tokens, rng) -> l
             residual = excess / excess.sum()  # the mistake: no zero-mass fallback
         output.append(int(rng.choice(vocab, p=residual)))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 

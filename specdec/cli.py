@@ -1,29 +1,19 @@
-"""The terminal face of specdec: ``python -m specdec step | speedup | bench``.
+"""The terminal face of specdec: ``python -m specdec step | speedup``.
 
 ``step`` prints one verify step draw by draw; ``speedup`` prints the best draft length for an
-acceptance rate and a cost ratio; ``bench`` runs one of the benchmark scripts.
+acceptance rate and a cost ratio. (The benchmarks live outside the package: ``python -m benchmarks``.)
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 
 import numpy as np
 
 from . import rows as example_rows
-from .core import _expected_tokens, sample_draft, trace_step
+from .core import expected_tokens, sample_draft, trace_step
 from .narrate import narrate_trace
-from .theory import DEFAULT_MAX_GAMMA, _speedup, optimal_gamma
-
-#: Benchmark suites: name -> (module, what it measures).
-BENCHMARKS = {
-    "sampling": ("specdec.bench.sampling", "sample_steps against a Python loop and the RNG's own rate"),
-    "checks": ("specdec.bench.core", "cost of the argument checks, and the import time of specdec"),
-    "interactivity": ("specdec.bench.interactivity", "time from a control change to the updated view"),
-    "text": ("specdec.bench.text", "speculative against plain generation on real text"),
-}
-
+from .theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -61,14 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"largest γ to consider (default: {DEFAULT_MAX_GAMMA})",
     )
 
-    bench = commands.add_parser(
-        "bench",
-        help="run a benchmark script (default: sampling)",
-        description="Benchmarks print ratios measured side by side in one run. Suites: "
-        + "; ".join(f"{name}: {about}" for name, (_, about) in BENCHMARKS.items()),
-    )
-    bench.add_argument("suite", nargs="?", default="sampling", choices=sorted(BENCHMARKS))
-    bench.add_argument("options", nargs=argparse.REMAINDER, help="passed on to the suite")
     return parser
 
 
@@ -114,8 +96,8 @@ def run_speedup(args) -> list[str]:
     for gamma in range(max(1, best - 3), min(args.max_gamma, best + 3) + 1):
         marker = "  ← best" if gamma == best else ""
         lines.append(
-            f"{gamma:>4}  {_expected_tokens(args.alpha, gamma):>9.3f}  {1 + gamma / args.c:>20.3f}  "
-            f"{_speedup(args.alpha, gamma, args.c):>7.2f}{marker}"
+            f"{gamma:>4}  {expected_tokens(args.alpha, gamma):>9.3f}  {1 + gamma / args.c:>20.3f}  "
+            f"{speedup(args.alpha, gamma, args.c):>7.2f}{marker}"
         )
     return lines
 
@@ -124,9 +106,6 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "bench":
-            module_name, _ = BENCHMARKS[args.suite]
-            return importlib.import_module(module_name).main(args.options) or 0
         lines = run_step(args) if args.command == "step" else run_speedup(args)
     except (ValueError, TypeError) as error:
         parser.exit(2, f"error: {error}\n")

@@ -13,7 +13,7 @@ What is simplified: the rows are given as plain probability arrays. In a real en
 two neural networks and the target rows of one step are computed in one batched forward pass; here
 the rows are just data, so that every number can be looked at.
 
-The rule is written once, in `_verify`. `speculative_step` runs it bare; `trace_step` runs the same
+The rule is written once, in `verify`. `speculative_step` runs it bare; `trace_step` runs the same
 function and asks it to record each draw.
 
 >>> import numpy as np
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _checks
+from . import validation
 
-# numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
-# accept rows within 1e-6, so such rows are renormalised before they are handed to it.
-_CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
+#: numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
+#: accept rows within 1e-6, so such rows are renormalised before they are handed to it.
+CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
 
 
 def acceptance_rate(target, draft) -> float:
@@ -55,7 +55,7 @@ def acceptance_rate(target, draft) -> float:
     >>> acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     0.7
     """
-    p, q = _checks.distribution_pair(target, draft, "target", "draft")
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
     # Rows may sum to 1 only within rounding (or the 1e-6 the checks allow); α is a probability.
     return min(1.0, float(np.minimum(p, q).sum()))
 
@@ -80,8 +80,8 @@ def residual_distribution(target, draft) -> np.ndarray:
     >>> residual_distribution([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     array([0.83333333, 0.16666667, 0.        , 0.        ])
     """
-    p, q = _checks.distribution_pair(target, draft, "target", "draft")
-    return _residual(p, q)
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    return unchecked_residual(p, q)
 
 
 def expected_tokens(alpha, gamma) -> float:
@@ -105,8 +105,8 @@ def expected_tokens(alpha, gamma) -> float:
     >>> expected_tokens(0.8, 4), expected_tokens(1.0, 4), expected_tokens(0.0, 4)
     (3.3616, 5.0, 1.0)
     """
-    alpha = _checks.probability(alpha, "alpha")
-    gamma = _checks.count(gamma, "gamma")
+    alpha = validation.probability(alpha, "alpha")
+    gamma = validation.count(gamma, "gamma")
     return _expected_tokens(alpha, gamma)
 
 
@@ -150,8 +150,8 @@ def speculative_step(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> speculative_step(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [0]
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    return _verify(target, draft, tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    return verify(target, draft, tokens, rng)
 
 
 @dataclass(frozen=True)
@@ -230,9 +230,9 @@ def trace_step(target_probs, draft_probs, draft_tokens, rng) -> StepTrace:
     >>> round(trace.positions[0].uniform, 4), trace.positions[0].acceptance_probability
     (0.637, 1.0)
     """
-    target, draft, tokens, rng = _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     positions: list[PositionTrace] = []
-    output = _verify(target, draft, tokens, rng, positions)
+    output = verify(target, draft, tokens, rng, positions)
     all_accepted = len(positions) == len(tokens) and all(position.accepted for position in positions)
     return StepTrace(
         target_probs=target.copy(),
@@ -265,21 +265,40 @@ def sample_draft(draft_probs, rng) -> list[int]:
     [2, 0]
     """
     if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
-        _checks.generator(rng)
+        validation.generator(rng)
         return []
-    draft = _checks.distribution_rows(draft_probs, "draft_probs")
-    rng = _checks.generator(rng)
+    draft = validation.distribution_rows(draft_probs, "draft_probs")
+    rng = validation.generator(rng)
     vocab = draft.shape[1]
-    return [int(rng.choice(vocab, p=_choosable(row))) for row in draft]
+    return [int(rng.choice(vocab, p=normalised_for_choice(row))) for row in draft]
 
 
-def _checked_step_arguments(target_probs, draft_probs, draft_tokens, rng):
-    target, draft = _checks.verify_rows(target_probs, draft_probs)
-    return target, draft, _checks.drafted_tokens(draft_tokens, draft), _checks.generator(rng)
+def check_step_arguments(target_probs, draft_probs, draft_tokens, rng):
+    """Check the arguments of one verify step and return them clean, before any draw.
+
+    Returns ``(target, draft, tokens, rng)``: float arrays of shapes (γ+1, V) and (γ, V), a list of
+    Python ints, and the generator. Raises ValueError or TypeError naming the bad argument.
+
+    >>> import numpy as np
+    >>> target, draft, tokens, rng = check_step_arguments([[1.0, 0.0]], [], [], np.random.default_rng(0))
+    >>> target.shape, draft.shape, tokens
+    ((1, 2), (0, 2), [])
+    """
+    target, draft = validation.verify_rows(target_probs, draft_probs)
+    return target, draft, validation.drafted_tokens(draft_tokens, draft), validation.generator(rng)
 
 
-def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[int]:
-    """The rule itself, on checked arguments. Appends a `PositionTrace` per position to `positions` if given."""
+def verify(target, draft, tokens, rng, positions: list | None = None) -> list[int]:
+    """The rule itself, on arguments that `check_step_arguments` has already checked.
+
+    `speculative_step` is exactly `check_step_arguments` followed by this function. If `positions`
+    is a list, one `PositionTrace` per visited position is appended to it (that is how `trace_step`
+    records the draws without a second copy of the rule).
+
+    >>> import numpy as np
+    >>> verify(np.array([[0.5, 0.5], [0.0, 1.0]]), np.array([[0.5, 0.5]]), [1], np.random.default_rng(0))
+    [1, 1]
+    """
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
@@ -292,18 +311,24 @@ def _verify(target, draft, tokens, rng, positions: list | None = None) -> list[i
             if positions is not None:
                 positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, True))
             continue
-        residual = _residual(target[i], draft[i])
-        # The fallback (a copy of pᵢ) is only as normalised as the checks demand.
-        resampled = int(rng.choice(vocab, p=_choosable(residual)))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
         output.append(resampled)
         if positions is not None:
             positions.append(PositionTrace(i, token, p_x, q_x, threshold, u, False, residual, resampled))
         return output
-    output.append(int(rng.choice(vocab, p=_choosable(target[-1]))))
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
-def _residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def unchecked_residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """norm(max(0, p − q)) for two float rows already checked; a float copy of p if that has no mass.
+
+    `residual_distribution` is this function behind the argument checks.
+
+    >>> unchecked_residual(np.array([0.5, 0.5]), np.array([0.5, 0.5]))
+    array([0.5, 0.5])
+    """
     excess = p - q
     np.maximum(excess, 0.0, out=excess)
     mass = excess.sum()
@@ -313,8 +338,17 @@ def _residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.array(p, dtype=np.float64)
 
 
-def _choosable(row: np.ndarray) -> np.ndarray:
+def normalised_for_choice(row: np.ndarray) -> np.ndarray:
+    """`row`, divided by its sum if that sum is further from 1 than `rng.choice` tolerates.
+
+    The checks accept a row that sums to 1 within 1e-6, but numpy's ``Generator.choice`` wants the
+    sum within about 1.5e-8. The residual's fallback, a copy of pᵢ, is one such row: it is exactly
+    as close to 1 as the caller's pᵢ, so it is rescaled here before the draw.
+
+    >>> normalised_for_choice(np.array([0.5, 0.5 + 1e-7]))
+    array([0.49999995, 0.50000005])
+    """
     total = row.sum()
-    if abs(total - 1.0) > _CHOICE_TOLERANCE:
+    if abs(total - 1.0) > CHOICE_TOLERANCE:
         return row / total
     return row

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import validation
 
 #: Below this p-value the samples are said not to follow the law. Small, because the series runs
 #: many checks and a correct sampler must not fail by bad luck.
@@ -95,7 +95,7 @@ def goodness_of_fit(samples, expected, significance=DEFAULT_SIGNIFICANCE, catego
     >>> goodness_of_fit(samples, [0.5, 0.5]).passed
     False
     """
-    law = _checks.distribution(expected, "expected")
+    law = validation.distribution(expected, "expected")
     values = np.asarray(samples)
     if values.ndim != 1 or not (values.size == 0 or np.issubdtype(values.dtype, np.integer)):
         raise TypeError(f"samples must be a 1-D array of integer categories, got {values.dtype} of shape {values.shape}")
@@ -114,7 +114,7 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
     >>> fit_counts([30, 20, 50], [0.3, 0.2, 0.5]).p_value
     1.0
     """
-    law = _checks.distribution(expected, "expected")
+    law = validation.distribution(expected, "expected")
     observed = np.asarray(counts)
     if observed.shape != law.shape:
         raise ValueError(f"counts must have one entry per category ({law.size}), got shape {observed.shape}")
@@ -124,7 +124,7 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
 
 
 def _significance(value) -> float:
-    value = _checks.probability(value, "significance")
+    value = validation.probability(value, "significance")
     if not 0.0 < value < 1.0:
         raise ValueError(f"significance must be strictly between 0 and 1, got {value!r}")
     return value
@@ -262,7 +262,7 @@ def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_
     """
     from .output_law import position_tokens, token_count_law
 
-    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    target, draft = validation.verify_rows(target_probs, draft_probs)
     tokens = np.asarray(tokens)
     if tokens.ndim != 2 or tokens.shape[1] != target.shape[0]:
         raise ValueError(f"tokens must have γ+1 = {target.shape[0]} columns, got shape {tokens.shape}")
@@ -286,7 +286,7 @@ def max_deviation_by_size(samples, expected, sizes) -> np.ndarray:
     >>> max_deviation_by_size([0, 0, 1, 1], [0.5, 0.5], [1, 2, 4])
     array([0.5, 0.5, 0. ])
     """
-    law = _checks.distribution(expected, "expected")
+    law = validation.distribution(expected, "expected")
     values = np.asarray(samples)
     sizes = np.asarray(sizes, dtype=np.int64)
     if sizes.ndim != 1 or (sizes.size and (sizes.min() < 1 or sizes.max() > values.size)):

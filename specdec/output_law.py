@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
-from .core import _residual
+from . import validation
+from .core import unchecked_residual
 from .theory import acceptance_rates, survival_probabilities, token_count_distribution_for_rates
 
 
@@ -76,10 +76,10 @@ def position_law(target, draft) -> PositionLaw:
     >>> bool(np.allclose(law.total, [0.1, 0.6, 0.2, 0.1]))
     True
     """
-    p, q = _checks.distribution_pair(target, draft, "target", "draft")
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
     accepted = np.minimum(p, q)
     alpha = float(accepted.sum())
-    residual = _residual(p, q)
+    residual = unchecked_residual(p, q)
     return PositionLaw(
         target=p.copy(),
         draft=q.copy(),
@@ -136,7 +136,7 @@ def position_tokens(tokens, counts, position) -> np.ndarray:
         raise ValueError(
             f"tokens must be (n, γ+1) and counts (n,), got shapes {tokens.shape} and {counts.shape}"
         )
-    position = _checks.count(position, "position")
+    position = validation.count(position, "position")
     if position >= tokens.shape[1]:
         raise ValueError(f"position must be in 0 … {tokens.shape[1] - 1} (γ), got {position}")
     return tokens[counts > position, position]

@@ -17,7 +17,7 @@ import string
 
 import numpy as np
 
-from . import _checks
+from . import validation
 
 #: The worked example of the contract: (target_probs, draft_probs, draft_tokens).
 SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
@@ -56,11 +56,11 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
     (numpy.ndarray, numpy.ndarray)
         target_probs of shape (γ+1, V) and draft_probs of shape (γ, V), rows summing to 1.
     """
-    gamma = _checks.count(gamma, "gamma")
-    vocab = _checks.count(vocab, "vocab", minimum=2)
-    closeness = _checks.probability(closeness, "closeness")
-    rng = _checks.generator(rng)
-    concentration = _checks.cost_ratio(concentration, "concentration")
+    gamma = validation.count(gamma, "gamma")
+    vocab = validation.count(vocab, "vocab", minimum=2)
+    closeness = validation.probability(closeness, "closeness")
+    rng = validation.generator(rng)
+    concentration = validation.cost_ratio(concentration, "concentration")
     target = _dirichlet_rows(rng, gamma + 1, vocab, concentration)
     independent = _dirichlet_rows(rng, gamma, vocab, concentration)
     draft = closeness * target[:-1] + (1.0 - closeness) * independent
@@ -81,7 +81,7 @@ def token_labels(vocab) -> list[str]:
     >>> token_labels(4)
     ['A', 'B', 'C', 'D']
     """
-    vocab = _checks.count(vocab, "vocab", minimum=1)
+    vocab = validation.count(vocab, "vocab", minimum=1)
     if vocab <= 26:
         return list(string.ascii_uppercase[:vocab])
     return [f"t{i}" for i in range(vocab)]

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
-from .core import _residual
+from . import validation
+from .core import unchecked_residual
 
 #: How many uniforms one chunk draws at most: 512 KB of them, so that a chunk's arrays stay in the
 #: processor's cache (measured faster than larger chunks), and the working memory beyond the two
@@ -239,10 +239,10 @@ def _residual_rows(target_rows: np.ndarray, draft_rows: np.ndarray) -> np.ndarra
     """norm(max(0, pᵢ − qᵢ)) for each row, with the core's fallback to pᵢ when the mass is 0."""
     if len(target_rows) == 0:
         return np.empty_like(target_rows)
-    return np.array([_residual(p, q) for p, q in zip(target_rows, draft_rows)])
+    return np.array([unchecked_residual(p, q) for p, q in zip(target_rows, draft_rows)])
 
 
 def _checked_sampling_arguments(target_probs, draft_probs, n, rng):
-    target, draft = _checks.verify_rows(target_probs, draft_probs)
-    n = _checks.count(n, "n")
-    return target, draft, n, _checks.generator(rng)
+    target, draft = validation.verify_rows(target_probs, draft_probs)
+    n = validation.count(n, "n")
+    return target, draft, n, validation.generator(rng)

@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from . import _checks
+from . import validation
 
 
 def softmax(logits, temperature=1.0) -> np.ndarray:
@@ -90,10 +90,10 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
     >>> target_logits.shape, draft_logits.shape
     ((5,), (5,))
     """
-    vocab = _checks.count(vocab, "vocab", minimum=2)
-    rng = _checks.generator(rng)
+    vocab = validation.count(vocab, "vocab", minimum=2)
+    rng = validation.generator(rng)
     draft_noise = _temperature(draft_noise, "draft_noise")
-    spread = _checks.cost_ratio(spread, "spread")
+    spread = validation.cost_ratio(spread, "spread")
     target_logits = rng.normal(0.0, spread, size=vocab)
     draft_logits = target_logits + rng.normal(0.0, 1.0, size=vocab) * draft_noise
     return target_logits, draft_logits

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from . import _checks
-from .core import _expected_tokens
+from . import validation
+from .core import expected_tokens
 
 #: The largest draft length `optimal_gamma` considers unless told otherwise.
 DEFAULT_MAX_GAMMA = 20
@@ -46,14 +46,14 @@ def speedup(alpha, gamma, c) -> float:
     >>> round(speedup(0.6, 3, 10), 2)
     1.67
     """
-    alpha = _checks.probability(alpha, "alpha")
-    gamma = _checks.count(gamma, "gamma")
-    c = _checks.cost_ratio(c)
+    alpha = validation.probability(alpha, "alpha")
+    gamma = validation.count(gamma, "gamma")
+    c = validation.cost_ratio(c)
     return _speedup(alpha, gamma, c)
 
 
 def _speedup(alpha: float, gamma: int, c: float) -> float:
-    return _expected_tokens(alpha, gamma) / (1.0 + gamma / c)
+    return expected_tokens(alpha, gamma) / (1.0 + gamma / c)
 
 
 def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
@@ -67,9 +67,9 @@ def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
     >>> best, round(value, 2)
     (19, 6.37)
     """
-    alpha = _checks.probability(alpha, "alpha")
-    c = _checks.cost_ratio(c)
-    max_gamma = _checks.count(max_gamma, "max_gamma", minimum=1)
+    alpha = validation.probability(alpha, "alpha")
+    c = validation.cost_ratio(c)
+    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
     best_gamma, best_speedup = 1, _speedup(alpha, 1, c)
     for gamma in range(2, max_gamma + 1):
         value = _speedup(alpha, gamma, c)
@@ -91,8 +91,8 @@ def token_count_distribution(alpha, gamma) -> np.ndarray:
     >>> token_count_distribution(0.5, 2)
     array([0.5 , 0.25, 0.25])
     """
-    alpha = _checks.probability(alpha, "alpha")
-    gamma = _checks.count(gamma, "gamma")
+    alpha = validation.probability(alpha, "alpha")
+    gamma = validation.count(gamma, "gamma")
     return _count_law(np.full(gamma, alpha))
 
 
@@ -114,7 +114,7 @@ def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
     ...                  [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
     array([0.7, 0.6])
     """
-    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    target, draft = validation.verify_rows(target_probs, draft_probs)
     # Rows sum to 1 only within rounding; an acceptance rate is still a probability.
     return np.minimum(np.minimum(target[:-1], draft).sum(axis=1), 1.0)
 
@@ -151,7 +151,7 @@ def tv_distance(p, q) -> float:
     >>> tv_distance([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])  # doctest: +ELLIPSIS
     0.3...
     """
-    p, q = _checks.distribution_pair(p, q, "p", "q")
+    p, q = validation.distribution_pair(p, q, "p", "q")
     return float(0.5 * np.abs(p - q).sum())
 
 
@@ -168,7 +168,7 @@ def kl_divergence(p, q) -> float:
     >>> kl_divergence([0.5, 0.5], [1.0, 0.0])
     inf
     """
-    p, q = _checks.distribution_pair(p, q, "p", "q")
+    p, q = validation.distribution_pair(p, q, "p", "q")
     support = p > 0
     if np.any(q[support] == 0):
         return math.inf

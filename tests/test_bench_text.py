@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from specdec.bench import text as bench_text
+from benchmarks import text as bench_text
 from specdec.theory import speedup
 
 

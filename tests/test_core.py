@@ -194,7 +194,7 @@ def test_the_rule_is_written_once(monkeypatch):
         calls.append(positions is not None)
         return [0]
 
-    monkeypatch.setattr(core, "_verify", recording_rule)
+    monkeypatch.setattr(core, "verify", recording_rule)
     target_probs, draft_probs, draft_tokens = spec_example()
     specdec.speculative_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(0))
     specdec.trace_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(0))

@@ -1,6 +1,6 @@
 """Tests of specdec.exercises.check: it passes right answers and names the mistakes of wrong ones.
 
-The learner's functions below are written independently of specdec, the way notebook 07 asks a
+The learner's functions below are written independently of specdec, the way notebook 09 asks a
 learner to write them; each wrong one differs from a right one in one marked place.
 """
 

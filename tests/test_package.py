@@ -26,3 +26,22 @@ def test_the_palette_gives_each_role_its_own_colour():
     assert len(set(roles)) == 5
     assert palette.ORIGIN_COLOURS["accepted"] == palette.ACCEPTED
     assert palette.ROLE_LABELS[palette.TARGET] == "target p" and palette.ROLE_LABELS[palette.DRAFT] == "draft q"
+
+
+def test_dir_lists_every_exported_name_for_tab_completion():
+    assert set(specdec.__all__) <= set(dir(specdec))
+
+
+def test_no_module_imports_a_private_name_from_another_module():
+    import ast
+    import pathlib
+
+    package = pathlib.Path(specdec.__file__).parent
+    crossings = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                private = [alias.name for alias in node.names if alias.name.startswith("_")]
+                if private or (node.module or "").split(".")[-1].startswith("_"):
+                    crossings.append(f"{path.relative_to(package)}: from {'.' * node.level}{node.module} import {private}")
+    assert crossings == []

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from specdec.plots import new_figure, png_bytes, styled
-from specdec.plots._blit import FastRedraw, TextCachingCanvas, TextCachingRenderer, png_from_rgba
+from specdec.plots.fast_redraw import FastRedraw, TextCachingCanvas, TextCachingRenderer, png_from_rgba
 
 
 def decode(data: bytes) -> np.ndarray:

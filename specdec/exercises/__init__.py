@@ -1,4 +1,4 @@
-"""Self-study exercises with automatic feedback: implement the rule yourself (notebook 07).
+"""Self-study exercises with automatic feedback: implement the rule yourself (notebook 09).
 
 `check(name, function)` runs your function and specdec's on the same cases — SPEC's examples,
 edge cases and seeded random ones — and compares the values, the types, the generator's state

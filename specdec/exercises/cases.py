@@ -27,7 +27,7 @@ import numpy as np
 from .. import rows
 from ..core import sample_draft
 
-#: The exercises, in the order notebook 07 poses them.
+#: The exercises, in the order notebook 09 poses them.
 EXERCISE_NAMES = (
     "acceptance_rate",
     "residual_distribution",

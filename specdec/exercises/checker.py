@@ -45,7 +45,7 @@ _CHECKED = {
 
 
 def check(name: str, function) -> CheckResult:
-    """Check your implementation of one exercise of notebook 07 against specdec's.
+    """Check your implementation of one exercise of notebook 09 against specdec's.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ target and a draft distribution after temperature, and α as the temperatures ch
 greedy decoding (T = 0).
 
 Both figures are built once; their updates change only the data of the artists that move, and
-their axes limits never change, so `specdec.plots._blit.FastRedraw` draws ticks, labels and
+their axes limits never change, so `specdec.plots.fast_redraw.FastRedraw` draws ticks, labels and
 legends once. The KL axis uses a square-root scale: it spreads out the many pairs with a small KL
 and turns Pinsker's bound into a straight line. A pair whose KL lies beyond the axis is drawn at
 its right edge (the explorer's readout counts them).
@@ -18,8 +18,8 @@ import numpy as np
 from matplotlib.ticker import FixedLocator
 
 from .. import palette
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 
 #: The largest KL(p‖q) the cloud's KL axis shows, in nats.
 KL_AXIS_MAX = 5.0

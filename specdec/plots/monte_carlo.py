@@ -7,7 +7,7 @@ the token counts against their exact law, and the largest deviation from p as n 
 1/√n guide. A correct rule follows the guide down; a broken one levels off at its bias.
 
 Both figures are built once with fixed axis limits; updates only change the data of their artists,
-so `specdec.plots._blit.FastRedraw` draws ticks, labels and legends once.
+so `specdec.plots.fast_redraw.FastRedraw` draws ticks, labels and legends once.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import palette
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 
 ACCEPTED_HATCH = "//"
 RESAMPLED_HATCH = "xx"

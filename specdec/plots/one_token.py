@@ -18,8 +18,8 @@ from matplotlib.colors import to_rgb
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 
 #: Hatching of each role, so that colour is never the only cue.
 TARGET_HATCH = ""

@@ -3,7 +3,7 @@
 The figure is built once with every artist it will ever need (one bar per possible k up to the
 largest γ), and `SpeedupFigure.update` only changes their data. The axes limits never change:
 they cover every value the sliders can reach, so ticks, labels and legends are drawn once
-(`specdec.plots._blit.FastRedraw`) and a slider move redraws only the data. The speedup axis is
+(`specdec.plots.fast_redraw.FastRedraw`) and a slider move redraws only the data. The speedup axis is
 logarithmic because speedups multiply: it spans 0.05× (α = 0, γ = 20, c = 1) to about 17×
 (α = 1, γ = 20, c = 100) and keeps the usual 1×–4× readable in between.
 """
@@ -16,8 +16,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import palette
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 
 #: Hatching of the two kinds of outcome, so the bars differ by more than colour.
 STOPPED_HATCH = "//"

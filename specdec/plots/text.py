@@ -5,7 +5,7 @@ of the corpus, with the chosen draft and the α measured in the run marked. Righ
 bars, characters per target call and speedup at cost ratio c, each as measured from the run's call
 counts next to the prediction of `specdec.theory` at the run's average α.
 
-The figure is built once. On every render (`RealTextFigure.png`, see `specdec.plots._blit`) only
+The figure is built once. On every render (`RealTextFigure.png`, see `specdec.plots.fast_redraw`) only
 the bars, the measured line, the α labels, the two horizontal guides and the right-hand title are
 drawn again; the left title and the right y axis are redrawn when the target order or the y limits
 change; frames, labels and legends are drawn once. The numbers of the right panel are printed in
@@ -18,8 +18,8 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from .. import palette
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 
 #: Draft orders shown on the left panel.
 DRAFT_ORDERS = (1, 2, 3, 4)

@@ -29,8 +29,8 @@ from matplotlib.transforms import offset_copy
 
 from .. import palette
 from ..core import PositionTrace, StepTrace
-from ._blit import FastRedraw
-from ._canvas import new_figure, styled
+from .fast_redraw import FastRedraw
+from .canvas import new_figure, styled
 from .one_token import DRAFT_HATCH, RESIDUAL_HATCH, nice_top
 
 #: Hatching of each token origin, so that colour is never the only cue.

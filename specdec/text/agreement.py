@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks
+from .. import validation
 from ..theory import acceptance_rates
 
 
@@ -47,8 +47,8 @@ def sample_contexts(text, count, length) -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    count = _checks.count(count, "count", minimum=1)
-    length = _checks.count(length, "length")
+    count = validation.count(count, "count", minimum=1)
+    length = validation.count(length, "length")
     if len(text) <= length:
         raise ValueError(f"text must be longer than length = {length} characters, got {len(text)}")
     ends = np.linspace(length, len(text) - 1, count).round().astype(int)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
+from .. import validation
 from ..core import sample_draft, trace_step
 from ..theory import acceptance_rates
 
@@ -132,7 +132,7 @@ class Generation:
         >>> round(generation.speedup_from_calls(20), 4)  # 4 characters for 1 + 3/20 target passes
         3.4783
         """
-        c = _checks.cost_ratio(c)
+        c = validation.cost_ratio(c)
         cost = self.target_calls + self.draft_calls / c
         if cost == 0:
             return math.nan
@@ -166,8 +166,8 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     """
     vocab = _model_vocab(model, "model")
     prompt = _prompt(prompt)
-    n_tokens = _checks.count(n_tokens, "n_tokens")
-    rng = _checks.generator(rng)
+    n_tokens = validation.count(n_tokens, "n_tokens")
+    rng = validation.generator(rng)
     size = len(vocab)
     text = ""
     for _ in range(n_tokens):
@@ -227,9 +227,9 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
             f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
         )
     prompt = _prompt(prompt)
-    n_tokens = _checks.count(n_tokens, "n_tokens")
-    gamma = _checks.count(gamma, "gamma")
-    rng = _checks.generator(rng)
+    n_tokens = validation.count(n_tokens, "n_tokens")
+    gamma = validation.count(gamma, "gamma")
+    rng = validation.generator(rng)
     size = len(vocab)
 
     text = ""

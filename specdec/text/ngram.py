@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
+from .. import validation
 
 #: The symbol that stands for any character the model did not see when it was fitted.
 UNKNOWN = "\N{REPLACEMENT CHARACTER}"
@@ -125,7 +125,7 @@ class NGramModel:
     """
 
     def __init__(self, order=3, temperature=1.0):
-        order = _checks.count(order, "order", minimum=1)
+        order = validation.count(order, "order", minimum=1)
         if order > MAX_ORDER:
             raise ValueError(f"order must be in 1 … {MAX_ORDER}, got {order}")
         self.order = order
@@ -330,7 +330,7 @@ def fitted_model(order, text) -> NGramModel:
     >>> fitted_model(2, "abracadabra").vocab == fitted_model(3, "abracadabra").vocab
     True
     """
-    order = _checks.count(order, "order", minimum=1)
+    order = validation.count(order, "order", minimum=1)
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return _fitted(order, text).at_temperature(1.0)

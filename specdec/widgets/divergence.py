@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 import numpy as np
 
-from .. import _checks
+from .. import validation
 from ..core import acceptance_rate
 from ..plots.divergence import KL_AXIS_MAX, CloudFigure, TemperatureFigure, pinsker_bound
 from ..rows import DEFAULT_CONCENTRATION, token_labels
 from ..temperature import related_logits, softmax
 from ..theory import tv_distance
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: How many random pairs make the cloud.
 CLOUD_SIZE = 200
@@ -82,9 +82,9 @@ def pair_cloud(seed, vocab, count=CLOUD_SIZE) -> PairCloud:
     >>> bool(np.allclose(cloud.alpha, 1 - cloud.tv))
     True
     """
-    seed = _checks.count(seed, "seed")
-    vocab = _checks.count(vocab, "vocab", minimum=2)
-    count = _checks.count(count, "count", minimum=1)
+    seed = validation.count(seed, "seed")
+    vocab = validation.count(vocab, "vocab", minimum=2)
+    count = validation.count(count, "count", minimum=1)
     rng = np.random.default_rng(seed)
     concentration = np.full(vocab, DEFAULT_CONCENTRATION)
     targets = _floored(rng.dirichlet(concentration, size=count))
@@ -130,9 +130,9 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
     >>> explorer.shown["largest_gap"] < 1e-12
     True
     """
-    seed = _checks.count(seed, "seed", 0, MAX_SEED)
-    vocab = _checks.count(vocab, "vocab", *CLOUD_VOCAB_RANGE)
-    pair = _checks.count(pair, "pair", 0, CLOUD_SIZE - 1)
+    seed = validation.count(seed, "seed", 0, MAX_SEED)
+    vocab = validation.count(vocab, "vocab", *CLOUD_VOCAB_RANGE)
+    pair = validation.count(pair, "pair", 0, CLOUD_SIZE - 1)
     controls = {
         "seed": widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="cloud seed",
                                   style=_LABEL_STYLE),
@@ -224,7 +224,7 @@ def temperature_explorer(target_temperature=1.0, draft_temperature=1.0, seed=1) 
     """
     target_temperature = _slider_temperature(target_temperature, "target_temperature")
     draft_temperature = _slider_temperature(draft_temperature, "draft_temperature")
-    seed = _checks.count(seed, "seed", 0, MAX_SEED)
+    seed = validation.count(seed, "seed", 0, MAX_SEED)
     slider = dict(min=0.0, max=MAX_TEMPERATURE, step=TEMPERATURE_STEP, readout_format=".2f", style=_LABEL_STYLE)
     controls = {
         "target_temperature": widgets.FloatSlider(value=target_temperature,

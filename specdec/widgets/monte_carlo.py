@@ -21,14 +21,14 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from .. import _checks
+from .. import validation
 from ..broken_rules import BROKEN_RULES
 from ..goodness_of_fit import fit_counts, format_p_value
 from ..output_law import position_law, reach_probabilities, token_count_law
 from ..plots.monte_carlo import DerivationFigure, MonteCarloFigure
 from ..rows import spec_example, token_labels
 from ..sampling import sample_steps
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: The largest number of steps the explorer samples, and the range of its log slider.
 MAX_STEPS = 1_000_000
@@ -82,7 +82,7 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
     True
     """
     default_target, default_draft, _ = spec_example()
-    p, q = _checks.distribution_pair(default_target[0] if target is None else target,
+    p, q = validation.distribution_pair(default_target[0] if target is None else target,
                                      default_draft[0] if draft is None else draft, "target", "draft")
     if not 2 <= p.size <= MAX_DERIVATION_VOCAB:
         raise ValueError(f"target must have 2 … {MAX_DERIVATION_VOCAB} tokens for the sliders, got {p.size}")
@@ -165,13 +165,13 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
     """
     if target_probs is None and draft_probs is None:
         target_probs, draft_probs, _ = spec_example()
-    target, draft = _checks.verify_rows(target_probs, draft_probs)
+    target, draft = validation.verify_rows(target_probs, draft_probs)
     if target.shape[1] > 26:
         raise ValueError(f"the explorer shows at most 26 tokens, got V = {target.shape[1]}")
     if rule not in RULE_LABELS:
         raise ValueError(f"rule must be one of {sorted(RULE_LABELS)}, got {rule!r}")
-    n = _checks.count(n, "n", MIN_STEPS, MAX_STEPS)
-    seed = _checks.count(seed, "seed", 0, MAX_SEED)
+    n = validation.count(n, "n", MIN_STEPS, MAX_STEPS)
+    seed = validation.count(seed, "seed", 0, MAX_SEED)
     gamma = draft.shape[0]
     labels = token_labels(target.shape[1])
     controls = {

@@ -27,12 +27,12 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 import numpy as np
 
-from .. import _checks, palette
+from .. import palette, validation
 from ..core import acceptance_rate, expected_tokens, residual_distribution
 from ..plots.one_token import OneTokenFigure
 from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: The vocabulary sizes the explorer offers.
 MIN_VOCAB, MAX_VOCAB = 2, 12
@@ -80,7 +80,7 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
 
 
 def _checked_weights(values, name: str) -> np.ndarray:
-    weights = _checks.as_float_array(values, name, 1)
+    weights = validation.as_float_array(values, name, 1)
     if not MIN_VOCAB <= weights.size <= MAX_VOCAB:
         raise ValueError(f"{name} must have {MIN_VOCAB} … {MAX_VOCAB} weights (one per token), got {weights.size}")
     if not np.all((weights >= 0) & (weights <= 1)):  # False for NaN too
@@ -95,10 +95,10 @@ class _OneTokenExplorer:
     def __init__(self, target, draft, gamma, closeness, seed):
         target = _checked_weights(target, "target")
         draft = _checked_weights(draft, "draft")
-        _checks.same_vocabulary(target, "target", draft, "draft")
-        gamma = _checks.count(gamma, "gamma", 0, 8)
-        closeness = _checks.probability(closeness, "closeness")
-        seed = _checks.count(seed, "seed", 0, 999)
+        validation.same_vocabulary(target, "target", draft, "draft")
+        gamma = validation.count(gamma, "gamma", 0, 8)
+        closeness = validation.probability(closeness, "closeness")
+        seed = validation.count(seed, "seed", 0, 999)
         self.labels = token_labels(MAX_VOCAB)
 
         self.vocab = widgets.IntSlider(value=target.size, min=MIN_VOCAB, max=MAX_VOCAB,

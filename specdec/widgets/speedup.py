@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .. import _checks
+from .. import validation
 from ..core import expected_tokens
 from ..plots.speedup import SpeedupFigure
 from ..theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup, token_count_distribution
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
 COST_RANGE = (1, 100)
@@ -47,9 +47,9 @@ def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
     >>> explorer.shown["best_gamma"]
     8
     """
-    alpha = _checks.probability(alpha, "alpha")
-    gamma = _checks.count(gamma, "gamma", 0, DEFAULT_MAX_GAMMA)
-    c = _checks.count(c, "c", *COST_RANGE)
+    alpha = validation.probability(alpha, "alpha")
+    gamma = validation.count(gamma, "gamma", 0, DEFAULT_MAX_GAMMA)
+    c = validation.count(c, "c", *COST_RANGE)
     controls = {
         "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
                                      description="acceptance rate α", style=_LABEL_STYLE),

@@ -21,7 +21,7 @@ import numbers
 import ipywidgets as widgets
 import numpy as np
 
-from .. import _checks
+from .. import validation
 from ..core import expected_tokens
 from ..palette import ORIGIN_COLOURS
 from ..plots.text import DRAFT_ORDERS, RealTextFigure
@@ -30,7 +30,7 @@ from ..text.agreement import mean_acceptance_rate, sample_contexts
 from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..theory import speedup
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: Orders the sliders offer: a small draft, a larger target.
 DRAFT_ORDER_RANGE = (1, 4)
@@ -143,15 +143,15 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         raise TypeError(f"corpus must be a str, got {type(corpus).__name__}")
     if len(corpus) < 2 * CONTEXT_COUNT:
         raise ValueError(f"corpus must hold at least {2 * CONTEXT_COUNT} characters, got {len(corpus)}")
-    draft_order = _checks.count(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
-    target_order = _checks.count(target_order, "target_order", *TARGET_ORDER_RANGE)
-    gamma = _checks.count(gamma, "gamma", *GAMMA_RANGE)
+    draft_order = validation.count(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
+    target_order = validation.count(target_order, "target_order", *TARGET_ORDER_RANGE)
+    gamma = validation.count(gamma, "gamma", *GAMMA_RANGE)
     temperature = _number_in(temperature, "temperature", *TEMPERATURE_RANGE)
-    seed = _checks.count(seed, "seed")
+    seed = validation.count(seed, "seed")
     if not isinstance(prompt, str):
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
-    length = _checks.count(length, "length", minimum=1)
-    c = _checks.count(c, "c", *COST_RANGE)
+    length = validation.count(length, "length", minimum=1)
+    c = validation.count(c, "c", *COST_RANGE)
 
     controls = {
         "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDER_RANGE[0], max=DRAFT_ORDER_RANGE[1],

@@ -30,13 +30,13 @@ from html import escape
 import ipywidgets as widgets
 import numpy as np
 
-from .. import _checks, palette
+from .. import palette, validation
 from ..core import sample_draft, trace_step
 from ..narrate import narrate_trace
 from ..plots.verify_step import VerifyStepFigure, draw_count, frame_at
 from ..rows import random_rows, spec_example, token_labels
 from ..theory import acceptance_rates, expected_tokens_for_rates
-from ._explorer import Explorer
+from .explorer import Explorer
 
 #: Bounds of the sliders.
 MAX_GAMMA, MIN_VOCAB, MAX_VOCAB, MAX_SEED = 8, 2, 64, 999
@@ -126,13 +126,13 @@ class _VerifyStepExplorer:
     """Widgets, figure and the logic that ties them; `explorer` is what the caller gets."""
 
     def __init__(self, gamma, vocab, seed, closeness, rows, draws):
-        gamma = _checks.count(gamma, "gamma", 0, MAX_GAMMA)
-        vocab = _checks.count(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
-        seed = _checks.count(seed, "seed", 0, MAX_SEED)
-        closeness = _checks.probability(closeness, "closeness")
+        gamma = validation.count(gamma, "gamma", 0, MAX_GAMMA)
+        vocab = validation.count(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
+        seed = validation.count(seed, "seed", 0, MAX_SEED)
+        closeness = validation.probability(closeness, "closeness")
         if rows not in ROW_SOURCES:
             raise ValueError(f"rows must be one of {', '.join(map(repr, ROW_SOURCES))}, got {rows!r}")
-        draws = _checks.count(draws, "draws")
+        draws = validation.count(draws, "draws")
         self._random_settings = None
 
         self.rows = widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],

@@ -169,7 +169,7 @@ def _speedup(values: dict) -> list[str]:
     ]
 
 
-# --- notebook 05: divergence and temperature ------------------------------------------------------
+# --- notebook 06: divergence and temperature ------------------------------------------------------
 
 def _divergence_pair(values: dict) -> list[str]:
     from specdec.widgets.divergence import pair_cloud  # the cloud's recipe; α and TV come from the core
@@ -190,7 +190,7 @@ def _temperature(values: dict) -> list[str]:
     return [f"T_p = {t_p:.2f} (target), T_q = {t_q:.2f} (draft)", f"α = Σ min(p, q) = {alpha:.3f}"]
 
 
-# --- notebook 06: real text -----------------------------------------------------------------------
+# --- notebook 07: real text -----------------------------------------------------------------------
 
 @lru_cache(maxsize=None)
 def _corpus() -> str:
@@ -203,7 +203,7 @@ def _text_speedup(values: dict) -> list[str]:
     from specdec.text import fitted_model, speculative_generate
     from specdec.widgets.text import text_explorer
 
-    # Notebook 06 fits both models on the standard-library corpus and keeps the default length.
+    # Notebook 07 fits both models on the standard-library corpus and keeps the default length.
     length = inspect.signature(text_explorer).parameters["length"].default
     corpus = _corpus()
     temperature = round(float(values["temperature (both models)"]), 2)

@@ -1,4 +1,4 @@
-"""Notebook 06 compares nothing that depends on its corpus.
+"""Notebook 07 compares nothing that depends on its corpus.
 
 The standard library's docstrings differ between Python versions, so a compared output computed from
 them would pass on one machine and fail on the next. The notebook prints only what the small text
@@ -21,7 +21,7 @@ import nbformat
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NOTEBOOK = NOTEBOOKS / "06_real_text.ipynb"
+NOTEBOOK = NOTEBOOKS / "07_real_text.ipynb"
 SANITIZE = NOTEBOOKS / "nbval_sanitize.cfg"
 
 #: Output fields nbval does not compare (its defaults, as in nbval.plugin.IPyNbFile.skip_compare).

@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from ..core import sample_draft, speculative_step
-from ..rows import random_rows
-from ..sampling import sample_steps
+from specdec.core import sample_draft, speculative_step
+from specdec.rows import random_rows
+from specdec.sampling import sample_steps
 
 #: Goals of the project: sample_steps at least this many times the loop ...
 GOAL_LOOP_RATIO = 200.0
@@ -102,9 +102,9 @@ def report(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    """Entry point of ``python -m specdec bench``; returns the process exit code (0)."""
+    """Entry point of ``python -m benchmarks sampling``; returns the process exit code (0)."""
     parser = argparse.ArgumentParser(
-        prog="python -m specdec bench", description="Speed of sample_steps against a loop and the RNG."
+        prog="python -m benchmarks sampling", description="Speed of sample_steps against a loop and the RNG."
     )
     parser.add_argument("--vocab", type=int, default=64, help="vocabulary size V (default 64)")
     parser.add_argument("--gamma", type=int, default=4, help="draft length γ (default 4)")

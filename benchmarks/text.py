@@ -1,6 +1,6 @@
 """Speculative against plain generation on real text: what the call counts promise, what the clock says.
 
-``python -m specdec bench text`` fits a draft and a target n-gram model on `stdlib_corpus` and prints,
+``python -m benchmarks text`` fits a draft and a target n-gram model on `stdlib_corpus` and prints,
 measured side by side in one run:
 
 * the fit of a 6-gram model: seconds and peak memory (tracemalloc);
@@ -28,8 +28,8 @@ import tracemalloc
 
 import numpy as np
 
-from ..theory import speedup
-from ..text import NGramModel, generate, sample_contexts, speculative_generate, stdlib_corpus
+from specdec.theory import speedup
+from specdec.text import NGramModel, generate, sample_contexts, speculative_generate, stdlib_corpus
 
 
 def measure_fit(text: str, order: int) -> tuple[float, float]:
@@ -129,7 +129,7 @@ def report(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specdec bench text", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks text", description=__doc__.splitlines()[0])
     parser.add_argument("--chars", type=int, default=1000, help="characters per generation (default: 1000)")
     parser.add_argument("--gamma", type=int, default=4, help="draft characters per step (default: 4)")
     parser.add_argument("--c", type=float, default=20.0, help="cost ratio for the implied speedup (default: 20)")

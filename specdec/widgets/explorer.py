@@ -29,7 +29,7 @@ class Explorer(widgets.VBox):
         the key ``"readout"`` (HTML for the text panel) and any numbers tests should compare.
     render : callable returning bytes, optional
         Turns `figure` into PNG bytes after `redraw`; by default `specdec.plots.png_bytes`. An
-        explorer passes `specdec.plots._blit.FastRedraw.png` to redraw only the artists that change.
+        explorer passes `specdec.plots.fast_redraw.FastRedraw.png` to redraw only the artists that change.
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""Argument checks shared by every public function.
+"""Argument checks shared by every public function of specdec.
 
 Each check either returns a clean value (a float array, a list of Python ints, a float) or raises a
 `ValueError` / `TypeError` whose message names the argument, says what was wrong and what is expected.

@@ -1,6 +1,6 @@
 """How long a learner waits: the time from a control change to the updated view, for every control.
 
-``python -m specdec bench interactivity`` builds each explorer of the series, then changes each of
+``python -m benchmarks interactivity`` builds each explorer of the series, then changes each of
 its controls several times (sliders to spread-out positions, choices to each option in turn, buttons
 pressed) and times each change from setting the value to the moment the explorer has rendered its
 new PNG and readout: what a notebook shows. It prints, per control, the median and the worst time,
@@ -50,7 +50,7 @@ SLIDER_STOPS = (0.5, 0.75, 1.0, 0.9, 0.25, 0.0, 0.1, 0.6, 0.4, 0.8, 0.3, 0.7)
 
 def load_explorers(names=None) -> dict:
     """The explorer functions to time, by name: all of them, or those in `names`."""
-    from .. import widgets
+    from specdec import widgets
 
     return {name: getattr(widgets, name) for name in EXPLORERS if not names or name in names}
 
@@ -167,7 +167,7 @@ def report(result: dict, load_before, load_after) -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m specdec bench interactivity",
+        prog="python -m benchmarks interactivity",
         description="Time every control of every explorer, from the change to the rendered view.",
     )
     parser.add_argument("--changes", type=int, default=8, help="changes per control (default: 8)")
