@@ -26,6 +26,8 @@ from .core import expected_tokens
 
 #: The largest draft length `optimal_gamma` considers unless told otherwise.
 DEFAULT_MAX_GAMMA = 20
+#: The longest draft `optimal_gamma` searches: far past any useful γ, and a search of a few ms.
+LARGEST_MAX_GAMMA = 1_000
 
 
 def speedup(alpha, gamma, c) -> float:
@@ -69,7 +71,7 @@ def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
     """
     alpha = validation.probability(alpha, "alpha")
     c = validation.cost_ratio(c)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
+    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=LARGEST_MAX_GAMMA)
     best_gamma, best_speedup = 1, _speedup(alpha, 1, c)
     for gamma in range(2, max_gamma + 1):
         value = _speedup(alpha, gamma, c)
