@@ -210,3 +210,64 @@ def _count_law(rates) -> np.ndarray:
     law = survival.copy()
     law[:-1] -= survival[1:]
     return law
+
+
+def break_even_acceptance_rate(c) -> float:
+    """The acceptance rate above which some draft length beats plain decoding: 1/c.
+
+    speedup(α, γ, c) > 1 means Σₖ₌₁^γ αᵏ > γ/c: the average of α, α², …, α^γ must exceed 1/c. The
+    powers of α fall with k, so that average is largest at γ = 1, where it is α itself. Hence some
+    γ ≥ 1 helps exactly when α > 1/c, and then γ = 1 already helps (Leviathan et al. 2023,
+    Corollary 3.9, with their cost coefficient c′ = 1/c). A free draft (c = ∞) gives 0: any α > 0 helps.
+
+    Examples
+    --------
+    >>> break_even_acceptance_rate(20)
+    0.05
+    >>> break_even_acceptance_rate(math.inf)
+    0.0
+    """
+    c = validation.cost_ratio(c)
+    return 1.0 / c
+
+
+def speedup_with_one_draft(alpha, c) -> float:
+    """speedup(α, 1, c) = (1 + α) / (1 + 1/c): one draft token per step.
+
+    Above 1 exactly when α > 1/c, and a lower bound on the best speedup whenever α > 1/c.
+
+    Examples
+    --------
+    >>> round(speedup_with_one_draft(0.8, 20), 4)
+    1.7143
+    """
+    alpha = validation.probability(alpha, "alpha")
+    c = validation.cost_ratio(c)
+    return (1.0 + alpha) / (1.0 + 1.0 / c)
+
+
+def speedup_table(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
+    """speedup(α, γ, c) for each α of `alphas` (rows) and each γ = 1 … max_gamma (columns).
+
+    Examples
+    --------
+    >>> speedup_table([0.5, 0.9], 20, max_gamma=3).round(3)
+    array([[1.429, 1.591, 1.63 ],
+           [1.81 , 2.464, 2.99 ]])
+    """
+    values = _rates(alphas)
+    c = validation.cost_ratio(c)
+    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
+    return np.array([[_speedup(float(alpha), gamma, c) for gamma in range(1, max_gamma + 1)] for alpha in values])
+
+
+def best_draft_lengths(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
+    """The best γ in 1 … max_gamma (`optimal_gamma`) for each α of `alphas`, as an int array.
+
+    Examples
+    --------
+    >>> best_draft_lengths([0.6, 0.7, 0.8, 0.9], 20)
+    array([ 4,  6,  8, 13])
+    """
+    values = _rates(alphas)
+    return np.array([optimal_gamma(float(alpha), c, max_gamma)[0] for alpha in values], dtype=int)
