@@ -1,9 +1,10 @@
 """A zoo of verify rules that are almost right, each standing for a mistake real code has made.
 
 Every function here takes `speculative_step`'s arguments, checks them the same way, and makes the
-same random draws as the correct rule except where its mistake changes them. Each one is short and
-written out in full, so that it can be read line by line against `specdec.core.verify`; the line
-that differs carries the comment ``# the mistake``.
+same random draws as the correct rule except where its mistake changes them. Each one is written
+out in full, as `check_step_arguments` followed by a copy of `specdec.core.verify`'s loop, so that it
+can be read line by line against the rule: every line that differs from `verify` ends with the
+comment ``# the mistake``, and a line the mistake leaves out is replaced by such a comment.
 
 `BROKEN_RULES` lists the rules whose bias a sampling check finds: with the rows of their
 `biased_example`, 200,000 steps are enough to reject them at any sensible significance level.
@@ -37,14 +38,17 @@ from .core import check_step_arguments, normalised_for_choice, unchecked_residua
 from .rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
 from .sampling import (
     VerifyTables,
-    _acceptance_table,
-    _checked_sampling_arguments,
-    _residual_rows,
+    acceptance_table,
+    check_sampling_arguments,
+    correct_rule_tables,
+    residual_rows,
     sample_with_tables,
 )
 
 
 # --- The broken rules -------------------------------------------------------------------------
+# Each body is `check_step_arguments` followed by a copy of `specdec.core.verify`'s loop without its
+# tracing lines; only the lines that end with `# the mistake` differ (tests/test_rule_variants.py).
 
 
 def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
@@ -63,11 +67,16 @@ def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[i
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=normalised_for_choice(target[i]))))  # the mistake
+        residual = target[i]  # the mistake: p itself, not norm(max(0, p − q))
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -86,11 +95,16 @@ def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[in
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=normalised_for_choice(draft[i]))))  # the mistake
+        residual = draft[i]  # the mistake: q, not norm(max(0, p − q))
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -109,11 +123,16 @@ def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = float(target[i, token])  # the mistake
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = p_x  # the mistake: p(x), not min(1, p(x)/q(x))
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -130,7 +149,19 @@ def always_accept(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """
     target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
-    output = list(tokens)  # the mistake: no uniform, no comparison
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = 1.0  # the mistake: every draft token passes, whatever p(x)/q(x) is
+        u = 0.0  # the mistake: and no uniform is drawn
+        if u < threshold:
+            output.append(token)
+            continue
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
+        return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
@@ -151,13 +182,19 @@ def drop_bonus_token(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
-    return output  # the mistake: the target's last row p_γ is never used
+    # the mistake: no bonus token; the target's last row p_γ is never used
+    return output
 
 
 def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
@@ -174,14 +211,19 @@ def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[in
     """
     target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
+    u = rng.random() if tokens else None  # the mistake: one uniform, drawn once before the loop
     output: list[int] = []
-    u = rng.random() if tokens else None  # the mistake: drawn once, outside the loop
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        # the mistake: no new uniform at this position
         if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -202,14 +244,61 @@ def greedy_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """
     target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     vocab = target.shape[1]
-    tokens = [int(np.argmax(row)) for row in draft]  # the mistake
+    tokens = [int(np.argmax(row)) for row in draft]  # the mistake: the argmax, not a draw from q
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
+        return output
+    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
+    return output
+
+
+#: The temperature at which `unprocessed_draft_in_ratio` draws its draft tokens.
+DRAFT_TEMPERATURE = 0.5
+
+
+def unprocessed_draft_in_ratio(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
+    """Draft at temperature T = 0.5 but put the unprocessed qᵢ in the ratio pᵢ(xᵢ)/qᵢ(xᵢ).
+
+    `draft_probs` holds the draft model's own distributions qᵢ = softmax(zᵢ). This rule stands for
+    an engine that processes the draft's logits zᵢ before sampling, here dividing them by T: the
+    tokens come from q'ᵢ = softmax(zᵢ/T), which is qᵢ^(1/T) normalised, while the ratio still reads
+    qᵢ. The `draft_tokens` passed in are checked and then ignored: each is drawn again from q'ᵢ, one
+    ``rng.choice`` per row before the loop. The ratio is right only with the row the token was drawn
+    from. Top-k and top-p make the same mistake when the ratio reads the unfiltered row; one public
+    report of it: https://github.com/ohdearquant/lattice/issues/388 (verification took no temperature).
+
+    >>> import numpy as np
+    >>> from specdec.rows import spec_example
+    >>> target_probs, draft_probs, _ = spec_example()
+    >>> unprocessed_draft_in_ratio(target_probs, draft_probs, [3, 3], np.random.default_rng(0))
+    [2, 0, 3]
+    """
+    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
+    vocab = target.shape[1]
+    sampled_rows = at_temperature(draft, DRAFT_TEMPERATURE)  # the mistake: the tokens come from q'
+    tokens = [int(rng.choice(vocab, p=row)) for row in sampled_rows]  # the mistake: the ratio uses q
+    output: list[int] = []
+    for i, token in enumerate(tokens):
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
+            output.append(token)
+            continue
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -228,12 +317,16 @@ def swapped_roles(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        p_x, q_x = float(target[i, token]), float(draft[i, token])
-        threshold = 1.0 if q_x >= p_x else q_x / p_x  # the mistake: q/p, not p/q
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = 1.0 if q_x >= p_x else q_x / p_x  # the mistake: min(1, q/p), not min(1, p/q)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(draft[i], target[i]))))  # and q − p
+        residual = unchecked_residual(draft[i], target[i])  # the mistake: and max(0, q − p)
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -253,11 +346,16 @@ def accept_on_equal(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() <= threshold:  # the mistake
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u <= threshold:  # the mistake: <=, not <
             output.append(token)
             continue
-        output.append(int(rng.choice(vocab, p=unchecked_residual(target[i], draft[i]))))
+        residual = unchecked_residual(target[i], draft[i])
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
@@ -280,54 +378,31 @@ def residual_without_fallback(target_probs, draft_probs, draft_tokens, rng) -> l
     vocab = target.shape[1]
     output: list[int] = []
     for i, token in enumerate(tokens):
-        threshold = min(1.0, float(target[i, token]) / float(draft[i, token]))
-        if rng.random() < threshold:
+        p_x = target.item(i, token)
+        q_x = draft.item(i, token)
+        threshold = min(1.0, p_x / q_x)
+        u = rng.random()
+        if u < threshold:
             output.append(token)
             continue
-        excess = np.maximum(target[i] - draft[i], 0.0)
-        with np.errstate(invalid="ignore"):
-            residual = excess / excess.sum()  # the mistake: no zero-mass fallback
-        output.append(int(rng.choice(vocab, p=residual)))
+        excess = np.maximum(target[i] - draft[i], 0.0)  # the mistake: divided by its mass
+        with np.errstate(invalid="ignore"):  # the mistake: unchecked, so 0/0 gives NaN
+            residual = excess / excess.sum()  # the mistake
+        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
+        output.append(resampled)
         return output
     output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
     return output
 
 
-# --- Each rule's law as tables, for fast vectorised sampling ----------------------------------------
+def at_temperature(rows: np.ndarray, temperature: float) -> np.ndarray:
+    """Each row r turned into r^(1/T) normalised: softmax(z/T) for the logits z of r = softmax(z).
 
-
-def _correct_tables(target: np.ndarray, draft: np.ndarray) -> VerifyTables:
-    return VerifyTables(
-        draft_rows=draft,
-        acceptance=_acceptance_table(target[:-1], draft),
-        resample_rows=_residual_rows(target[:-1], draft),
-        bonus_row=target[-1],
-    )
-
-
-def _greedy_rows(draft: np.ndarray) -> np.ndarray:
-    rows = np.zeros_like(draft)
-    rows[np.arange(draft.shape[0]), np.argmax(draft, axis=1)] = 1.0
-    return rows
-
-
-_TABLES = {
-    "resample_from_target": lambda p, q: replace(_correct_tables(p, q), resample_rows=p[:-1]),
-    "resample_from_draft": lambda p, q: replace(_correct_tables(p, q), resample_rows=q),
-    "accept_with_target_probability": lambda p, q: replace(
-        _correct_tables(p, q), acceptance=np.where(q > 0, p[:-1], 0.0)
-    ),
-    "always_accept": lambda p, q: replace(_correct_tables(p, q), acceptance=(q > 0).astype(np.float64)),
-    "drop_bonus_token": lambda p, q: replace(_correct_tables(p, q), bonus_row=None),
-    "one_uniform_for_all": lambda p, q: replace(_correct_tables(p, q), shared_uniform=True),
-    "greedy_draft": lambda p, q: replace(_correct_tables(p, q), draft_rows=_greedy_rows(q)),
-    "swapped_roles": lambda p, q: VerifyTables(
-        draft_rows=q,
-        acceptance=_acceptance_table(q, p[:-1]),
-        resample_rows=_residual_rows(q, p[:-1]),
-        bonus_row=p[-1],
-    ),
-}
+    >>> at_temperature(np.array([[0.75, 0.25]]), 0.5)
+    array([[0.9, 0.1]])
+    """
+    powered = rows ** (1.0 / temperature)
+    return powered / powered.sum(axis=-1, keepdims=True)
 
 
 # --- The registries --------------------------------------------------------------------------------
@@ -337,6 +412,9 @@ _SPEC_ROWS = (SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS)
 # Two tokens, two draft positions: a step reaches position 1 after drafting B only when u < 0.2,
 # so a reused uniform then accepts B again for sure.
 _DEPENDENT_ROWS = (((0.9, 0.1), (0.9, 0.1), (0.5, 0.5)), ((0.5, 0.5), (0.5, 0.5)))
+
+# A perfect draft, q₀ = p₀: the correct rule accepts every draft token and is exact.
+_PERFECT_DRAFT_ROWS = (((0.6, 0.3, 0.1), (0.6, 0.3, 0.1)), ((0.6, 0.3, 0.1),))
 
 
 @dataclass(frozen=True)
@@ -356,6 +434,8 @@ class BrokenRule:
     """Where the bias shows on `biased_example`, and why."""
     biased_position: int | None
     """The output position whose law is biased on `biased_example`; None if only the token count is."""
+    tables: Callable[[np.ndarray, np.ndarray], VerifyTables]
+    """The rule's law as `VerifyTables`, from checked rows (target, draft); used by `sample_steps`."""
 
     def example_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """`biased_example` as fresh float arrays (target_probs, draft_probs)."""
@@ -368,13 +448,19 @@ class BrokenRule:
         Returns (tokens, counts) exactly like `specdec.sampling.sample_steps`; draws the draft
         tokens itself. The random draws differ from the loop's, the law does not.
         """
-        target, draft, n, rng = _checked_sampling_arguments(target_probs, draft_probs, n, rng)
-        return sample_with_tables(_TABLES[self.name](target, draft), n, rng)
+        target, draft, n, rng = check_sampling_arguments(target_probs, draft_probs, n, rng)
+        return sample_with_tables(self.tables(target, draft), n, rng)
 
 
-def _rule(function, mistake, real_world, biased_example, where_it_shows, biased_position):
+def _greedy_rows(draft: np.ndarray) -> np.ndarray:
+    rows = np.zeros_like(draft)
+    rows[np.arange(draft.shape[0]), np.argmax(draft, axis=1)] = 1.0
+    return rows
+
+
+def _rule(function, tables, mistake, real_world, biased_example, where_it_shows, biased_position):
     return BrokenRule(function.__name__, function, mistake, real_world, biased_example, where_it_shows,
-                      biased_position)
+                      biased_position, tables)
 
 
 BROKEN_RULES: dict[str, BrokenRule] = {
@@ -382,6 +468,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
     for rule in (
         _rule(
             resample_from_target,
+            lambda p, q: replace(correct_rule_tables(p, q), resample_rows=p[:-1]),
             "You drew the resampled token from p, not from the residual norm(max(0, p − q)).",
             "Treating a rejection as an ordinary decoding step and sampling the target's own "
             "distribution, forgetting that the accepted draft tokens already supplied min(p, q).",
@@ -392,6 +479,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             resample_from_draft,
+            lambda p, q: replace(correct_rule_tables(p, q), resample_rows=q),
             "You drew the resampled token from q, the draft, not from the residual norm(max(0, p − q)).",
             "Reusing the draft model's sampler for the replacement token, so a rejected position is "
             "filled in by the model whose proposal was just refused.",
@@ -401,6 +489,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             accept_with_target_probability,
+            lambda p, q: replace(correct_rule_tables(p, q), acceptance=np.where(q > 0, p[:-1], 0.0)),
             "You accepted a draft token with probability p(x), not min(1, p(x)/q(x)).",
             "Acceptance heuristics that look only at how likely the target finds the token (the idea "
             "behind 'typical acceptance' schemes, which give up exactness on purpose).",
@@ -411,6 +500,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             always_accept,
+            lambda p, q: replace(correct_rule_tables(p, q), acceptance=(q > 0).astype(np.float64)),
             "You never verified: every draft token was accepted.",
             "Trusting the draft without the target's check, which is deploying the small model "
             "under another name.",
@@ -420,6 +510,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             drop_bonus_token,
+            lambda p, q: replace(correct_rule_tables(p, q), bonus_row=None),
             "You dropped the bonus token: when every draft token passed, the step should still add "
             "one token drawn from the target's last row p_γ.",
             "An off-by-one in the verify step that forgets the target pass also scored the position "
@@ -432,6 +523,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             one_uniform_for_all,
+            lambda p, q: replace(correct_rule_tables(p, q), shared_uniform=True),
             "You drew one uniform for the whole step and compared it at every position; each "
             "position needs its own.",
             "A random number generated once per step (or a random stream seeded identically at "
@@ -443,17 +535,36 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         ),
         _rule(
             greedy_draft,
+            lambda p, q: replace(correct_rule_tables(p, q), draft_rows=_greedy_rows(q)),
             "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only "
             "right for tokens sampled from q.",
-            "A draft model decoded greedily while its softmax is used as q — the same family as "
-            "processing the draft's logits (temperature, top-k) for sampling but not for the ratio.",
+            "A draft model decoded greedily while its softmax is used as q — the limit T → 0 of "
+            "processing the draft's logits for sampling but not for the ratio.",
             _SPEC_ROWS,
             "Position 0: the draft always proposes A, whose ratio is 1, so position 0 is always A "
             "instead of following p = (0.5, 0.3, 0.2, 0).",
             0,
         ),
         _rule(
+            unprocessed_draft_in_ratio,
+            lambda p, q: replace(correct_rule_tables(p, q), draft_rows=at_temperature(q, DRAFT_TEMPERATURE)),
+            "You drew the draft tokens at temperature 0.5, from q' ∝ q², but put the unprocessed q in "
+            "the ratio; the ratio must use the distribution the draft token was drawn from.",
+            "A logits processor (temperature, top-k, top-p) applied to the draft's logits before "
+            "sampling, while the acceptance ratio is computed from the draft's raw softmax.",
+            _PERFECT_DRAFT_ROWS,
+            "Position 0: the draft equals the target, q₀ = p₀ = (0.6, 0.3, 0.1), so every draft token "
+            "passes and position 0 follows the sharpened q'₀ = (0.78, 0.20, 0.02) instead of p₀.",
+            0,
+        ),
+        _rule(
             swapped_roles,
+            lambda p, q: VerifyTables(
+                draft_rows=q,
+                acceptance=acceptance_table(q, p[:-1]),
+                resample_rows=residual_rows(q, p[:-1]),
+                bonus_row=p[-1],
+            ),
             "You swapped p and q: the ratio is p(x)/q(x) (target over draft), and the residual is "
             "max(0, p − q).",
             "Mixing up notations: some papers and engines call the draft p and the target q.",

@@ -81,14 +81,8 @@ def sample_steps(target_probs, draft_probs, n, rng) -> tuple[np.ndarray, np.ndar
     >>> np.bincount(tokens[:, 0], minlength=4) / 100_000  # p₀ = (0.5, 0.3, 0.2, 0)
     array([0.50003, 0.30061, 0.19936, 0.     ])
     """
-    target, draft, n, rng = _checked_sampling_arguments(target_probs, draft_probs, n, rng)
-    tables = VerifyTables(
-        draft_rows=draft,
-        acceptance=_acceptance_table(target[:-1], draft),
-        resample_rows=_residual_rows(target[:-1], draft),
-        bonus_row=target[-1],
-    )
-    return sample_with_tables(tables, n, rng)
+    target, draft, n, rng = check_sampling_arguments(target_probs, draft_probs, n, rng)
+    return sample_with_tables(correct_rule_tables(target, draft), n, rng)
 
 
 @dataclass(frozen=True)
@@ -109,6 +103,21 @@ class VerifyTables:
     """(V,): the law of the bonus token; None if the rule emits no bonus token."""
     shared_uniform: bool = False
     """If True, one uniform per step is compared at every position."""
+
+
+def correct_rule_tables(target: np.ndarray, draft: np.ndarray) -> VerifyTables:
+    """The correct rule as `VerifyTables`, for checked float rows of shapes (γ+1, V) and (γ, V).
+
+    >>> tables = correct_rule_tables(np.array([[0.5, 0.5], [0.0, 1.0]]), np.array([[0.75, 0.25]]))
+    >>> tables.acceptance, tables.resample_rows
+    (array([[0.66666667, 1.        ]]), array([[0., 1.]]))
+    """
+    return VerifyTables(
+        draft_rows=draft,
+        acceptance=acceptance_table(target[:-1], draft),
+        resample_rows=residual_rows(target[:-1], draft),
+        bonus_row=target[-1],
+    )
 
 
 def sample_with_tables(tables: VerifyTables, n: int, rng: np.random.Generator):
@@ -229,20 +238,35 @@ def _vose(row: np.ndarray, keep: np.ndarray, alias: np.ndarray) -> None:
             alias[column] = int(np.argmax(row))
 
 
-def _acceptance_table(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """min(1, numerator/denominator) entrywise, with 1 where numerator >= denominator (including 0/0)."""
+def acceptance_table(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """min(1, numerator/denominator) entrywise, with 1 where numerator >= denominator (including 0/0).
+
+    >>> acceptance_table(np.array([0.2, 0.5, 0.0]), np.array([0.4, 0.25, 0.0]))
+    array([0.5, 1. , 1. ])
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(numerator >= denominator, 1.0, numerator / denominator)
 
 
-def _residual_rows(target_rows: np.ndarray, draft_rows: np.ndarray) -> np.ndarray:
-    """norm(max(0, pᵢ − qᵢ)) for each row, with the core's fallback to pᵢ when the mass is 0."""
+def residual_rows(target_rows: np.ndarray, draft_rows: np.ndarray) -> np.ndarray:
+    """norm(max(0, pᵢ − qᵢ)) for each row, with the core's fallback to pᵢ when the mass is 0.
+
+    >>> residual_rows(np.array([[0.5, 0.5], [0.5, 0.5]]), np.array([[0.75, 0.25], [0.5, 0.5]]))
+    array([[0. , 1. ],
+           [0.5, 0.5]])
+    """
     if len(target_rows) == 0:
         return np.empty_like(target_rows)
     return np.array([unchecked_residual(p, q) for p, q in zip(target_rows, draft_rows)])
 
 
-def _checked_sampling_arguments(target_probs, draft_probs, n, rng):
+def check_sampling_arguments(target_probs, draft_probs, n, rng):
+    """Check the arguments of `sample_steps` before any draw; return (target, draft, n, rng) clean.
+
+    >>> target, draft, n, rng = check_sampling_arguments([[1.0, 0.0]], [], 3, np.random.default_rng(0))
+    >>> target.shape, draft.shape, n
+    ((1, 2), (0, 2), 3)
+    """
     target, draft = validation.verify_rows(target_probs, draft_probs)
     n = validation.count(n, "n")
     return target, draft, n, validation.generator(rng)

@@ -19,8 +19,15 @@ import specdec
 from specdec import theory
 from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
 from specdec.exercises import EXERCISE_NAMES, CheckResult, check
-from specdec.exercises.cases import cases_for
-from specdec.exercises.mistakes import mistakes_for
+from specdec.exercises.registry import EXERCISES
+
+
+def cases_for(name):
+    return EXERCISES[name].cases()
+
+
+def mistakes_for(name):
+    return EXERCISES[name].mistakes
 
 # --- Right answers, written out plainly --------------------------------------------------------
 

@@ -16,8 +16,8 @@ failing case in full, and for the verify step a trace of what the correct rule d
          run this one again.
 """
 
-from .cases import EXERCISE_NAMES
 from .checker import check
+from .registry import EXERCISE_NAMES
 from .result import CheckResult
 
 __all__ = ["EXERCISE_NAMES", "CheckResult", "check"]

@@ -12,7 +12,7 @@ first, then small random ones, then edge cases, then the larger random ones (up 
 What is simplified: the random rows come from `specdec.rows.random_rows` (Dirichlet draws), not
 from language models; what the exercises check is the rule, which must hold for any rows.
 
->>> [case.label for case in cases_for("expected_tokens")[:3]]
+>>> [case.label for case in expected_tokens_cases()[:3]]
 ["SPEC's example (α = 0.8)", "SPEC's example (α = 1: every draft token passes)", "SPEC's example (α = 0)"]
 """
 
@@ -25,28 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import rows
+from ..broken_rules import EDGE_CASES, rigged_generator
 from ..core import sample_draft
-
-#: The exercises, in the order notebook 09 poses them.
-EXERCISE_NAMES = (
-    "acceptance_rate",
-    "residual_distribution",
-    "speculative_step",
-    "expected_tokens",
-    "speedup",
-    "optimal_gamma",
-)
-
-#: The parameter names of each exercise's function, as the learner writes them.
-PARAMETERS = {
-    "acceptance_rate": ("target", "draft"),
-    "residual_distribution": ("target", "draft"),
-    "speculative_step": ("target_probs", "draft_probs", "draft_tokens", "rng"),
-    "expected_tokens": ("alpha", "gamma"),
-    "speedup": ("alpha", "gamma", "c"),
-    "optimal_gamma": ("alpha", "c"),
-}
-
+from ..theory import speedup
 
 @dataclass(frozen=True)
 class Case:
@@ -84,7 +65,7 @@ class Case:
     def arguments(self) -> tuple:
         """Fresh copies of the inputs, in order, followed by a fresh generator if the case has one.
 
-        >>> case = cases_for("speculative_step")[0]
+        >>> case = step_cases()[0]
         >>> target_probs, draft_probs, draft_tokens, rng = case.arguments()
         >>> draft_tokens, rng.random() == np.random.default_rng(0).random()
         ([0, 1], True)
@@ -98,8 +79,6 @@ class Case:
         """A fresh copy of the case's generator, in its starting state."""
         if self.first_uniform is None:
             return np.random.default_rng(self.seed)
-        from ..broken_rules import rigged_generator
-
         return rigged_generator(self.first_uniform, seed=self.seed)
 
     def generator_text(self) -> str:
@@ -108,15 +87,6 @@ class Case:
             return f"np.random.default_rng({self.seed})"
         return (f"rigged_generator({self.first_uniform!r}, seed={self.seed})\n"
                 f"# from specdec.broken_rules: its first rng.random() returns exactly {self.first_uniform!r}")
-
-
-def cases_for(name: str) -> tuple[Case, ...]:
-    """All cases of one exercise, in the order they are checked.
-
-    >>> len(cases_for("acceptance_rate")) > 20
-    True
-    """
-    return _BUILDERS[name]()
 
 
 def _fresh(value):
@@ -143,8 +113,12 @@ def _random_pair(seed: int, vocab: int, closeness: float) -> Case:
 
 
 @functools.cache
-def _pair_cases() -> tuple[Case, ...]:
-    """Shared by acceptance_rate and residual_distribution."""
+def pair_cases() -> tuple[Case, ...]:
+    """The cases of acceptance_rate and residual_distribution: pairs (p, q).
+
+    >>> len(pair_cases()) > 20
+    True
+    """
     equal = rows.random_rows(0, 5, 1.0, np.random.default_rng(11))[0][0]
     one_hot = np.eye(6)[2]
     spread = rows.random_rows(1, 6, 0.0, np.random.default_rng(12))[1][0]
@@ -184,9 +158,9 @@ def _random_step(seed: int, gamma: int, vocab: int, closeness: float) -> Case:
 
 
 @functools.cache
-def _step_cases() -> tuple[Case, ...]:
-    from ..broken_rules import EDGE_CASES
-
+def step_cases() -> tuple[Case, ...]:
+    """The cases of `speculative_step`: SPEC's examples, small random steps, the two edge cases of
+    `specdec.broken_rules.EDGE_CASES` on a rigged generator, then larger random steps."""
     spec_rows = (rows.SPEC_TARGET_PROBS, rows.SPEC_DRAFT_PROBS)
     spec = [
         _step_case("SPEC's example 1", *spec_rows, [0, 1], 0, source="SPEC"),
@@ -218,7 +192,8 @@ def _scalars(label, tags=(), source="edge", **values) -> Case:
 
 
 @functools.cache
-def _expected_tokens_cases() -> tuple[Case, ...]:
+def expected_tokens_cases() -> tuple[Case, ...]:
+    """The cases of expected_tokens: (α, γ)."""
     spec = [
         _scalars("SPEC's example (α = 0.8)", source="SPEC", alpha=0.8, gamma=4),
         _scalars("SPEC's example (α = 1: every draft token passes)", tags={"alpha_one"}, source="SPEC",
@@ -250,7 +225,8 @@ FREE_DRAFT_TABLE = ((0.6, 2), (0.7, 3), (0.8, 5), (0.9, 10))
 
 
 @functools.cache
-def _speedup_cases() -> tuple[Case, ...]:
+def speedup_cases() -> tuple[Case, ...]:
+    """The cases of speedup: (α, γ, c)."""
     spec = [_scalars(f"SPEC's table (α = {alpha}, c = {c}, its best γ)", source="SPEC",
                      alpha=alpha, gamma=gamma, c=c)
             for alpha, c, gamma in SPEC_TABLE]
@@ -271,9 +247,8 @@ def _speedup_cases() -> tuple[Case, ...]:
 
 
 @functools.cache
-def _optimal_gamma_cases() -> tuple[Case, ...]:
-    from ..theory import speedup
-
+def optimal_gamma_cases() -> tuple[Case, ...]:
+    """The cases of optimal_gamma: (α, c), with no near-tie that rounding could flip."""
     spec = [_scalars(f"SPEC's table (α = {alpha}, c = {c})", source="SPEC", alpha=alpha, c=c)
             for alpha, c, _ in SPEC_TABLE]
     edges = [
@@ -289,13 +264,3 @@ def _optimal_gamma_cases() -> tuple[Case, ...]:
         if values[-1] - values[-2] > 1e-6:  # no near-tie that rounding could flip
             randoms.append(_scalars("seeded random α and c", source="random", alpha=alpha, c=c))
     return (*spec, *edges, *randoms)
-
-
-_BUILDERS = {
-    "acceptance_rate": _pair_cases,
-    "residual_distribution": _pair_cases,
-    "speculative_step": _step_cases,
-    "expected_tokens": _expected_tokens_cases,
-    "speedup": _speedup_cases,
-    "optimal_gamma": _optimal_gamma_cases,
-}

@@ -3,8 +3,8 @@
 For each case the learner's function and the reference get fresh copies of the same inputs (and
 the verify step a fresh generator in the same state). The first case where they disagree is shown
 in full — inputs, expected, got — with the hint for the mistake it matches (`diagnosis.py`).
-Nothing the learner's code does can make `check` itself fail: exceptions, NaN and odd return
-values all become feedback.
+Nothing the learner's code does can make `check` itself fail or hang: exceptions, NaN, odd return
+values and a call that does not return within `TIME_LIMIT` all become feedback.
 """
 
 from __future__ import annotations
@@ -13,38 +13,20 @@ import math
 
 import numpy as np
 
-from .. import core, theory
 from . import hints
-from .cases import EXERCISE_NAMES, PARAMETERS, Case, cases_for
-from .comparisons import Problem, first_problem
+from .cases import Case
+from .comparisons import Problem
 from .diagnosis import diagnose, draws_made
+from .registry import EXERCISE_NAMES, EXERCISES, Exercise
 from .result import CheckResult, Row
 from .running import Outcome, error_text, run, where_it_raised
 
-REFERENCES = {
-    "acceptance_rate": core.acceptance_rate,
-    "residual_distribution": core.residual_distribution,
-    "speculative_step": core.speculative_step,
-    "expected_tokens": core.expected_tokens,
-    "speedup": theory.speedup,
-    "optimal_gamma": theory.optimal_gamma,
-}
-
-# What a pass guarantees, for the ✓ message.
-_CHECKED = {
-    "acceptance_rate": "each value within 1e-9 of specdec.acceptance_rate's, returned as a Python float, and your "
-                       "inputs left unchanged",
-    "residual_distribution": "each array within 1e-9 of specdec.residual_distribution's, returned as a new float "
-                             "array, and your inputs left unchanged",
-    "speculative_step": "the same tokens as specdec.speculative_step, rng left in the same state (the same draws in "
-                        "the same order), a list of Python ints, and your inputs left unchanged",
-    "expected_tokens": "each value within a relative 1e-9 of specdec.expected_tokens's, returned as a Python float",
-    "speedup": "each value within a relative 1e-9 of specdec.speedup's, returned as a Python float",
-    "optimal_gamma": "the same best γ and speedup as specdec.optimal_gamma, returned as a tuple (int, float)",
-}
+#: Seconds the learner's function may take on one case before the check stops it. The reference
+#: takes well under a millisecond on every case.
+TIME_LIMIT = 5.0
 
 
-def check(name: str, function) -> CheckResult:
+def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     """Check your implementation of one exercise of notebook 09 against specdec's.
 
     Parameters
@@ -54,6 +36,9 @@ def check(name: str, function) -> CheckResult:
         "speedup", "optimal_gamma".
     function : callable
         Your function, with the same parameters as specdec's (optimal_gamma takes (alpha, c)).
+    time_limit : float, optional
+        Seconds your function may take on one case; a call that has not returned by then is stopped
+        and reported, and the check ends there.
 
     Returns
     -------
@@ -71,32 +56,35 @@ def check(name: str, function) -> CheckResult:
     >>> result.case.label, result.hint.startswith("at α = 1 the formula divides by zero")
     ("SPEC's example (α = 1: every draft token passes)", True)
     """
-    if name not in REFERENCES:
+    if name not in EXERCISES:
         raise ValueError(f"name must be one of {', '.join(map(repr, EXERCISE_NAMES))}; got {name!r}")
     if not callable(function):
         raise TypeError(f"function must be the function you wrote (a callable), got {type(function).__name__}")
-    cases = cases_for(name)
+    exercise = EXERCISES[name]
+    cases = exercise.cases()
     got = []
-    for case in cases:
-        outcome = run(name, function, case)
+    for index, case in enumerate(cases):
+        outcome = run(function, case, time_limit)
         if isinstance(outcome.error, NotImplementedError):
             return CheckResult(name, "not implemented", f"✗ {name}: not implemented yet",
                                (Row("to do", hints.NOT_IMPLEMENTED),))
+        if outcome.timed_out:
+            return _timed_out(exercise, function, cases, index, time_limit)
         got.append(outcome)
-    expected = [run(name, REFERENCES[name], case) for case in cases]
-    problems = [first_problem(name, e, g) for e, g in zip(expected, got)]
+    expected = [run(exercise.reference, case) for case in cases]
+    problems = [exercise.result.first_problem(e, g) for e, g in zip(expected, got)]
     failing = [i for i, problem in enumerate(problems) if problem is not None]
     if not failing:
         return CheckResult(name, "passed", f"✓ {name}: all {len(cases)} cases pass",
-                           (Row("checked", f"{_what_the_cases_are(cases)}: {_CHECKED[name]}."),))
+                           (Row("checked", f"{_what_the_cases_are(cases)}: {exercise.passed_means}."),))
     index = failing[0]
-    diagnosis = diagnose(name, cases, expected, got, problems, index)
+    diagnosis = diagnose(exercise, cases, expected, got, problems, index)
     case, problem = cases[index], problems[index]
     rows = [
         Row("problem", problem.summary),
-        Row("inputs", _show_inputs(name, case), code=True),
-        Row("expected", _show_expected(name, case, problem, expected[index], got[index]), code=True),
-        Row("got", _show_got(name, case, problem, got[index]), code=True),
+        Row("inputs", _show_inputs(exercise, case), code=True),
+        Row("expected", _show_expected(exercise, case, problem, expected[index], got[index]), code=True),
+        Row("got", _show_got(case, problem, got[index]), code=True),
     ]
     if diagnosis.rule_trace:
         rows.append(Row("the rule", diagnosis.rule_trace, code=True))
@@ -104,13 +92,29 @@ def check(name: str, function) -> CheckResult:
         rows.append(Row("hint", diagnosis.hint))
     if diagnosis.in_practice:
         rows.append(Row("in practice", diagnosis.in_practice))
-    yours = getattr(function, "__name__", "")
-    yours = yours if yours.isidentifier() else name
-    rows.append(Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True))
+    rows.append(_try_it(name, function))
     headline = f"✗ {name} fails on case {index + 1} of {len(cases)}: {case.label}"
     if len(failing) > 1:
         headline += f" ({len(failing)} cases fail in all)"
     return CheckResult(name, "failed", headline, tuple(rows), diagnosis.hint, case)
+
+
+def _timed_out(exercise: Exercise, function, cases, index: int, time_limit: float) -> CheckResult:
+    case = cases[index]
+    rows = (
+        Row("problem", f"your function had not returned after {time_limit:g} s, so the check stopped it"),
+        Row("inputs", _show_inputs(exercise, case), code=True),
+        Row("hint", hints.TIMED_OUT),
+        _try_it(exercise.name, function),
+    )
+    headline = f"✗ {exercise.name} did not finish on case {index + 1} of {len(cases)}: {case.label}"
+    return CheckResult(exercise.name, "failed", headline, rows, hints.TIMED_OUT, case)
+
+
+def _try_it(name: str, function) -> Row:
+    yours = getattr(function, "__name__", "")
+    yours = yours if yours.isidentifier() else name
+    return Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
 
 
 def _what_the_cases_are(cases) -> str:
@@ -144,8 +148,8 @@ def show(value, precision: int = 4, indent: int = 0) -> str:
     return text if len(text) <= 2000 else text[:2000] + " …"
 
 
-def _show_inputs(name: str, case: Case) -> str:
-    names = PARAMETERS[name]
+def _show_inputs(exercise: Exercise, case: Case) -> str:
+    names = exercise.parameters
     width = max(len(parameter) for parameter in names)
     lines = []
     for parameter, value in zip(names, case.arguments()):
@@ -157,19 +161,19 @@ def _show_inputs(name: str, case: Case) -> str:
     return "\n".join(lines)
 
 
-def _show_expected(name: str, case: Case, problem: Problem, expected: Outcome, got: Outcome) -> str:
+def _show_expected(exercise: Exercise, case: Case, problem: Problem, expected: Outcome, got: Outcome) -> str:
     if problem.kind == "changed_input":
-        originals = dict(zip(PARAMETERS[name], case.arguments()))
+        originals = dict(zip(exercise.parameters, case.arguments()))
         prefix = "{} left as it was passed in: "
         return "\n".join(prefix.format(parameter) + show(originals[parameter], indent=len(prefix.format(parameter)))
                          for parameter in got.changed_inputs)
     text = show(expected.value, precision=8)
-    if name == "speculative_step" and problem.kind == "draws":
+    if problem.kind == "draws":
         text += f"   ({_after(draws_made(case, expected.rng_state))})"
     return text
 
 
-def _show_got(name: str, case: Case, problem: Problem, got: Outcome) -> str:
+def _show_got(case: Case, problem: Problem, got: Outcome) -> str:
     if got.error is not None:
         where = where_it_raised(got.error)
         text = error_text(got.error)
@@ -179,7 +183,7 @@ def _show_got(name: str, case: Case, problem: Problem, got: Outcome) -> str:
         return "\n".join(prefix.format(parameter) + show(value, indent=len(prefix.format(parameter)))
                          for parameter, value in zip(got.changed_inputs, got.changed_values))
     text = show(got.value, precision=8)
-    if name == "speculative_step" and problem.kind == "draws":
+    if problem.kind == "draws":
         text += f"   ({_after(draws_made(case, got.rng_state))})"
     return text
 

@@ -1,6 +1,6 @@
 """Compare what the learner's function did on one case with what specdec's reference did.
 
-`first_problem` returns the most basic thing wrong with one outcome, or None. The order is the
+`ResultKind.first_problem` returns the most basic thing wrong with one outcome, or None. The order is the
 order a learner should fix things in: an exception first, then drawing from the wrong generator,
 then changing the inputs, then a wrong value, then the generator left in another state, then the
 type of a value that is right. A type problem carries its own hint, since the type says it all.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -37,28 +38,39 @@ class Problem:
     hint: str | None = None
 
 
-def first_problem(name: str, expected: Outcome, got: Outcome) -> Problem | None:
-    """The first thing wrong with `got`, compared with the reference's `expected`; None if nothing."""
-    if got.error is not None:
-        return Problem("error", f"your function raised {error_text(got.error)}")
-    if got.used_global_rng:
-        return Problem("global_rng", "your function drew from numpy's (or Python's) global random generator",
-                       hints.GLOBAL_RNG)
-    if got.changed_inputs:
-        changed = ", ".join(got.changed_inputs)
-        return Problem("changed_input", f"after the call, {changed} differed from what was passed in",
-                       hints.changed_input(got.changed_inputs))
-    return _COMPARE[name](expected, got)
+@dataclass(frozen=True)
+class ResultKind:
+    """One kind of value an exercise returns (a float, an array, tokens, a pair), and how to compare it.
 
+    `compare_value` finds what is wrong with the learner's outcome against the reference's, once the
+    checks that hold for every exercise have passed; `same_value` says whether two values agree, to
+    match a learner's outputs with a known mistake's.
+    """
 
-def same_result(name: str, first: Outcome, second: Outcome) -> bool:
-    """Whether two outcomes agree in what matters for naming a mistake: the same exception type, or
-    the same value (up to tolerance and Python/numpy types) and the same generator state."""
-    if first.error is not None or second.error is not None:
-        return type(first.error) is type(second.error)
-    if first.rng_state != second.rng_state:
-        return False
-    return _SAME_VALUE[name](first.value, second.value)
+    compare_value: Callable[[Outcome, Outcome], Problem | None]
+    same_value: Callable[[object, object], bool]
+
+    def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
+        """The first thing wrong with `got`, compared with the reference's `expected`; None if nothing."""
+        if got.error is not None:
+            return Problem("error", f"your function raised {error_text(got.error)}")
+        if got.used_global_rng:
+            return Problem("global_rng", "your function drew from numpy's (or Python's) global random generator",
+                           hints.GLOBAL_RNG)
+        if got.changed_inputs:
+            changed = ", ".join(got.changed_inputs)
+            return Problem("changed_input", f"after the call, {changed} differed from what was passed in",
+                           hints.changed_input(got.changed_inputs))
+        return self.compare_value(expected, got)
+
+    def same_result(self, first: Outcome, second: Outcome) -> bool:
+        """Whether two outcomes agree in what matters for naming a mistake: the same exception type,
+        or the same value (up to tolerance and Python/numpy types) and the same generator state."""
+        if first.error is not None or second.error is not None:
+            return type(first.error) is type(second.error)
+        if first.rng_state != second.rng_state:
+            return False
+        return self.same_value(first.value, second.value)
 
 
 # --- Floats: acceptance_rate, expected_tokens, speedup ------------------------------------------
@@ -233,20 +245,11 @@ def describe_type(value) -> str:
     return f"{article} {module}{kind.__name__}"
 
 
-_COMPARE = {
-    "acceptance_rate": _compare_float,
-    "residual_distribution": _compare_residual,
-    "speculative_step": _compare_step,
-    "expected_tokens": _compare_float,
-    "speedup": _compare_float,
-    "optimal_gamma": _compare_optimal_gamma,
-}
-
-_SAME_VALUE = {
-    "acceptance_rate": _same_float,
-    "residual_distribution": _same_vector,
-    "speculative_step": _same_tokens,
-    "expected_tokens": _same_float,
-    "speedup": _same_float,
-    "optimal_gamma": _same_pair,
-}
+FLOAT = ResultKind(_compare_float, _same_float)
+"""One Python float: acceptance_rate, expected_tokens, speedup."""
+DISTRIBUTION = ResultKind(_compare_residual, _same_vector)
+"""A new float array of shape (V,): residual_distribution."""
+TOKENS = ResultKind(_compare_step, _same_tokens)
+"""A list of Python ints, and the generator left in the reference's state: speculative_step."""
+GAMMA_AND_SPEEDUP = ResultKind(_compare_optimal_gamma, _same_pair)
+"""A tuple (int, float): optimal_gamma."""

@@ -6,9 +6,10 @@ Three sources of evidence, tried in this order:
    what is wrong without further work;
 2. what is special about the failing case (its tags): NaN where max(0, p − q) has no mass, an
    exception or infinity at α = 1, a 0/0 at a token neither model can produce;
-3. the known mistakes of `mistakes.py` (and the broken rules of `specdec.broken_rules`): each is run
-   on the same cases, and the first whose outputs the learner's function reproduces is named. For
-   the verify step it must reproduce tokens and generator state on every case, which tells apart
+3. the known mistakes of the exercise (`mistakes.py`, with the broken rules of
+   `specdec.broken_rules` for the verify step): each is run on the same cases, and the first whose
+   outputs the learner's function reproduces is named. Where the cases make random draws (the
+   verify step) it must reproduce tokens and generator state on every case, which tells apart
    mistakes that agree on most seeds; for the other exercises, on every case whose value is wrong.
 
 If nothing matches, the feedback still shows the failing case, and for the verify step a trace of
@@ -23,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import hints
+from ..core import trace_step
 from .cases import Case
-from .comparisons import Problem, as_number, same_result
-from .mistakes import Mistake, mistakes_for
+from .comparisons import Problem, as_number
 from .running import Outcome, error_text, run
 
 #: How many draws `draws_made` looks through before it gives up.
@@ -41,23 +42,26 @@ class Diagnosis:
     rule_trace: str | None = None
 
 
-def diagnose(name: str, cases, expected: list[Outcome], got: list[Outcome], problems: list,
+def diagnose(exercise, cases, expected: list[Outcome], got: list[Outcome], problems: list,
              index: int) -> Diagnosis:
-    """Explain `problems[index]`, the first failure of the learner's function on `cases`."""
+    """Explain `problems[index]`, the first failure of the learner's function on `cases`.
+
+    `exercise` is the `specdec.exercises.registry.Exercise` the cases belong to.
+    """
     problem: Problem = problems[index]
     case, outcome = cases[index], got[index]
-    traced = name == "speculative_step" and problem.kind in ("value", "draws", "error")
-    trace = explain_step(case) if traced else None
-    hint = problem.hint or _hint_from_case(name, problem, case, outcome)
+    traced = exercise.explain is not None and problem.kind in ("value", "draws", "error")
+    trace = exercise.explain(case) if traced else None
+    hint = problem.hint or _hint_from_case(exercise, problem, case, outcome)
     if hint is not None:
         return Diagnosis(hint, rule_trace=trace)
-    mistake = _matching_mistake(name, cases, got, problems, index)
+    mistake = _matching_mistake(exercise, cases, got, problems, index)
     if mistake is not None:
         return Diagnosis(mistake.hint, mistake.in_practice, trace)
-    return Diagnosis(_last_resort_hint(name, problem, case, outcome, expected[index]), rule_trace=trace)
+    return Diagnosis(_last_resort_hint(problem, case, outcome, expected[index]), rule_trace=trace)
 
 
-def _hint_from_case(name: str, problem: Problem, case: Case, outcome: Outcome) -> str | None:
+def _hint_from_case(exercise, problem: Problem, case: Case, outcome: Outcome) -> str | None:
     """A hint that what is special about the failing case gives away, before any mistake is run."""
     if problem.kind == "error":
         if isinstance(outcome.error, ZeroDivisionError) and "alpha_one" in case.tags:
@@ -70,22 +74,31 @@ def _hint_from_case(name: str, problem: Problem, case: Case, outcome: Outcome) -
         return None
     if "alpha_one" in case.tags and _not_finite(outcome.value):
         return hints.ALPHA_ONE
-    if name == "acceptance_rate" and "zero_over_zero" in case.tags and _not_finite(outcome.value):
+    return exercise.value_hint(case, outcome.value) if exercise.value_hint else None
+
+
+def acceptance_rate_value_hint(case: Case, value) -> str | None:
+    """acceptance_rate's wrong value on a case that gives the mistake away."""
+    if "zero_over_zero" in case.tags and _not_finite(value):
         return hints.ZERO_OVER_ZERO
-    if name == "residual_distribution":
-        values = np.asarray(outcome.value, dtype=np.float64)
-        if "zero_residual" in case.tags and np.isnan(values).any():
-            return hints.RESIDUAL_WITHOUT_FALLBACK
-        if (values < 0).any():
-            return hints.NOT_CLIPPED
     return None
 
 
-def _last_resort_hint(name: str, problem: Problem, case: Case, outcome: Outcome, expected: Outcome) -> str | None:
+def residual_value_hint(case: Case, value) -> str | None:
+    """residual_distribution's wrong value on a case that gives the mistake away."""
+    values = np.asarray(value, dtype=np.float64)
+    if "zero_residual" in case.tags and np.isnan(values).any():
+        return hints.RESIDUAL_WITHOUT_FALLBACK
+    if (values < 0).any():
+        return hints.NOT_CLIPPED
+    return None
+
+
+def _last_resort_hint(problem: Problem, case: Case, outcome: Outcome, expected: Outcome) -> str | None:
     """A hint from the symptom alone, when no known mistake reproduces the learner's outputs."""
     if problem.kind == "draws":
         return hints.draw_count(draws_made(case, expected.rng_state), draws_made(case, outcome.rng_state))
-    if problem.kind == "error" and name == "speculative_step":
+    if problem.kind == "error" and case.seed is not None:  # the error came from a random draw
         if "zero_residual" in case.tags and "NaN" in error_text(outcome.error):
             return hints.RESIDUAL_WITHOUT_FALLBACK
         if "sum to 1" in error_text(outcome.error):
@@ -100,9 +113,9 @@ def _not_finite(value) -> bool:
     return number is not None and not math.isfinite(number)
 
 
-def _matching_mistake(name, cases, got, problems, index) -> Mistake | None:
+def _matching_mistake(exercise, cases, got, problems, index):
     """The first known mistake whose outcomes are the learner's on the cases that tell (see module doc)."""
-    if name == "speculative_step":
+    if cases[index].seed is not None:  # random draws: every case, to tell apart mistakes that agree on most seeds
         relevant = [index] + [i for i in range(len(cases)) if i != index]
     else:
         relevant = [i for i, problem in enumerate(problems) if problem is not None and problem.kind == "value"]
@@ -110,8 +123,8 @@ def _matching_mistake(name, cases, got, problems, index) -> Mistake | None:
             relevant = [index] + relevant
     if not relevant:
         return None
-    for mistake in mistakes_for(name):
-        if all(same_result(name, run(name, mistake.function, cases[i]), got[i]) for i in relevant):
+    for mistake in exercise.mistakes:
+        if all(exercise.result.same_result(run(mistake.function, cases[i]), got[i]) for i in relevant):
             return mistake
     return None
 
@@ -121,8 +134,8 @@ def draws_made(case: Case, state: dict | None, limit: int = MAX_COUNTED_DRAWS) -
 
     Every draw the rule makes, ``rng.random()`` or ``rng.choice(V, p=…)``, uses one 64-bit output.
 
-    >>> from specdec.exercises.cases import cases_for
-    >>> case = cases_for("speculative_step")[0]
+    >>> from specdec.exercises.cases import step_cases
+    >>> case = step_cases()[0]
     >>> rng = case.generator()
     >>> _ = rng.random(), rng.random(), rng.random()
     >>> draws_made(case, rng.bit_generator.state)
@@ -141,13 +154,11 @@ def draws_made(case: Case, state: dict | None, limit: int = MAX_COUNTED_DRAWS) -
 def explain_step(case: Case) -> str:
     """What the correct rule does on a case, draw by draw, in words.
 
-    >>> from specdec.exercises.cases import cases_for
-    >>> print(explain_step(cases_for("speculative_step")[1]))
+    >>> from specdec.exercises.cases import step_cases
+    >>> print(explain_step(step_cases()[1]))
     position 0: draft token 3, p(3) = 0, q(3) = 0.25; u = 0.637 ≥ min(1, p/q) = 0: rejected
         replacement drawn from the residual [0.8333, 0.1667, 0, 0]: token 0, and the step ends
     """
-    from ..core import trace_step
-
     target_probs, draft_probs, draft_tokens, rng = case.arguments()
     trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
     lines = []

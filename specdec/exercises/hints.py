@@ -12,6 +12,10 @@ NOT_IMPLEMENTED = ("replace `raise NotImplementedError` in the cell above with y
 
 # --- Any exercise --------------------------------------------------------------------------------
 
+TIMED_OUT = ("your function did not return in time: look for a loop that never ends, such as a `while` loop "
+             "whose condition never changes or a counter that is never moved on. Call it on the inputs above "
+             "by itself; if it hangs, interrupt the kernel (the ■ button).")
+
 GLOBAL_RNG = ("you drew from numpy's global generator (np.random.random, np.random.choice, …) or Python's "
               "random module: draw from the rng argument instead (rng.random(), rng.choice(V, p=…)), so that "
               "the caller's seed decides the tokens.")
@@ -105,5 +109,4 @@ TIE = ("on a tie keep the smallest γ: replace the best only when a speedup is s
        "np.argmax already returns the first maximum.")
 RANGE_END = "γ runs from 1 to 20 inclusive: range(1, 21) — range(1, 20) stops at 19."
 RANGE_START = "γ starts at 1: γ = 0 is plain decoding, not a draft length."
-PAIR_ORDER = "return the pair in the order (γ, speedup)."
 RETURN_PAIR = "return a tuple (γ, speedup): return best_gamma, best_speedup."
