@@ -42,6 +42,14 @@ DEFAULT_SIGNIFICANCE = 1e-3
 #: Categories expected fewer times than this are pooled before the chi-square test.
 MIN_EXPECTED_COUNT = 5.0
 
+#: The largest total `fit_counts` accepts: 2⁵³, beyond which float64 no longer counts every integer
+#: (and 2⁶³ would overflow int64). No sampler of this project comes near it.
+MAX_TOTAL_COUNT = 2**53
+
+#: The most sizes `max_deviation_by_size` takes: each costs one pass over the vocabulary, and a
+#: curve drawn through more points than this shows nothing more.
+MAX_SIZES = 10_000
+
 
 @dataclass(frozen=True)
 class FitResult:
@@ -96,18 +104,23 @@ def goodness_of_fit(samples, expected, significance=DEFAULT_SIGNIFICANCE, catego
     False
     """
     law = validation.distribution(expected, "expected")
-    values = np.asarray(samples)
-    if values.ndim != 1 or not (values.size == 0 or np.issubdtype(values.dtype, np.integer)):
-        raise TypeError(f"samples must be a 1-D array of integer categories, got {values.dtype} of shape {values.shape}")
-    if values.size and (values.min() < 0 or values.max() >= law.size):
-        bad = values[(values < 0) | (values >= law.size)][0]
-        raise ValueError(f"samples must be categories 0 … {law.size - 1}, got {int(bad)}")
+    values = _samples(samples, "samples", law.size)
     counts = np.bincount(values.astype(np.intp, copy=False), minlength=law.size)  # bincount is slow on int32
     return _fit(counts, law, _significance(significance), category)
 
 
+def _samples(samples, name: str, size: int) -> np.ndarray:
+    """A 1-D integer array of categories 0 … size − 1, or an error naming `name`."""
+    values = validation.integer_array(samples, name, 1, "categories")
+    validation.integers_in_range(values, name, 0, size - 1, "categories (one per entry of expected)")
+    return values
+
+
 def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="token") -> FitResult:
     """`goodness_of_fit` from observed counts per category instead of the samples themselves.
+
+    `counts` holds one non-negative integer per entry of `expected`, totalling at most
+    `MAX_TOTAL_COUNT` (2⁵³).
 
     Examples
     --------
@@ -115,11 +128,16 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
     1.0
     """
     law = validation.distribution(expected, "expected")
-    observed = np.asarray(counts)
+    observed = validation.integer_array(counts, "counts", 1, "counts (one per category)")
     if observed.shape != law.shape:
         raise ValueError(f"counts must have one entry per category ({law.size}), got shape {observed.shape}")
-    if observed.size and (not np.issubdtype(observed.dtype, np.integer) or observed.min() < 0):
-        raise ValueError("counts must be non-negative integers")
+    validation.integers_in_range(observed, "counts", 0, MAX_TOTAL_COUNT, "counts of samples")
+    total = float(observed.sum(dtype=np.float64))  # a float sum cannot overflow
+    if total > MAX_TOTAL_COUNT:
+        raise ValueError(
+            f"counts must total at most 2**53 = {MAX_TOTAL_COUNT:,} samples (beyond that float64 cannot "
+            f"count them exactly), got a total of about {total:.3g}"
+        )
     return _fit(observed.astype(np.int64), law, _significance(significance), category)
 
 
@@ -209,9 +227,12 @@ def _verdict(n, statistic, dof, p_value, tv, typical_tv, significance) -> str:
 def format_p_value(p_value: float) -> str:
     """A p-value for reading: three decimals, scientific notation below 0.001.
 
+    `p_value` must be a real number in [0, 1]; NaN is refused.
+
     >>> format_p_value(0.4567), format_p_value(3.2e-9), format_p_value(0.0)
     ('0.457', '3.2e-09', 'below 1e-300')
     """
+    p_value = validation.probability(p_value, "p_value")
     if p_value == 0.0:
         return "below 1e-300"
     if p_value >= 0.001:
@@ -246,7 +267,8 @@ def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_
     Parameters
     ----------
     tokens, counts : numpy.ndarray
-        As returned by `specdec.sample_steps`.
+        As returned by `specdec.sample_steps`: integer arrays of shapes (n, γ+1), padded with −1,
+        and (n,) with counts in 0 … γ+1; every emitted token must be in 0 … V − 1.
     target_probs, draft_probs : array_like
         The rows the steps were sampled on.
 
@@ -263,23 +285,61 @@ def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_
     from .output_law import position_tokens, token_count_law
 
     target, draft = validation.verify_rows(target_probs, draft_probs)
-    tokens = np.asarray(tokens)
-    if tokens.ndim != 2 or tokens.shape[1] != target.shape[0]:
-        raise ValueError(f"tokens must have γ+1 = {target.shape[0]} columns, got shape {tokens.shape}")
+    significance = _significance(significance)
+    tokens, counts = checked_step_samples(tokens, counts, *target.shape)
     positions = tuple(
         goodness_of_fit(position_tokens(tokens, counts, i), target[i], significance)
         for i in range(target.shape[0])
     )
     # Counts 0 … γ+1, where a count of 0 has probability 0: a rule that emits nothing fails at once.
     count_law = np.concatenate(([0.0], token_count_law(target, draft)))
-    count_fit = goodness_of_fit(np.asarray(counts), count_law, significance, category="count")
+    count_fit = goodness_of_fit(counts, count_law, significance, category="count")
     return StepsCheck(positions, count_fit)
+
+
+def checked_step_samples(tokens, counts, positions: int, vocab: int) -> tuple[np.ndarray, np.ndarray]:
+    """`tokens` and `counts` as `sample_steps` returns them, checked for γ+1 = `positions` and V = `vocab`.
+
+    tokens must be an (n, γ+1) integer array and counts an (n,) integer array with entries in
+    0 … γ+1; the first counts[j] tokens of step j must be token ids 0 … V − 1 (the −1 padding after
+    them is not read). Returns both as arrays, or raises an error naming `tokens` or `counts`.
+
+    >>> checked_step_samples([[0, 99]], [2], 2, 4)
+    Traceback (most recent call last):
+    ValueError: tokens[0, 1] = 99 is out of range: step 0 emitted 2 tokens, so its positions 0 … 1 must hold token ids in 0 … 3 (V = 4)
+    """
+    token_array = validation.integer_array(tokens, "tokens", 2, "token ids (padded with -1)")
+    count_array = validation.integer_array(counts, "counts", 1, "token counts (one per step)")
+    if token_array.shape[1] != positions:
+        raise ValueError(
+            f"tokens must have γ+1 = {positions} columns (one per position a step can reach), got shape "
+            f"{token_array.shape}"
+        )
+    if count_array.shape[0] != token_array.shape[0]:
+        raise ValueError(
+            f"counts must hold one entry per step (row of tokens): tokens has {token_array.shape[0]:,} rows "
+            f"and counts {count_array.shape[0]:,} entries"
+        )
+    validation.integers_in_range(count_array, "counts", 0, positions, "tokens per step")
+    emitted = np.arange(positions) < count_array[:, None]
+    outside = emitted & ((token_array < 0) | (token_array >= vocab))
+    if outside.any():
+        step, position = (int(i) for i in np.argwhere(outside)[0])
+        emitted_here = int(count_array[step])
+        raise ValueError(
+            f"tokens[{step}, {position}] = {int(token_array[step, position])} is out of range: step {step} "
+            f"emitted {emitted_here} tokens, so its positions 0 … {emitted_here - 1} must hold token ids in "
+            f"0 … {vocab - 1} (V = {vocab})"
+        )
+    return token_array, count_array
 
 
 def max_deviation_by_size(samples, expected, sizes) -> np.ndarray:
     """maxₓ |frequency of x among the first m samples − expected(x)|, for each m in `sizes`.
 
     For a correct sampler this shrinks like 1/√m; for a biased one it levels off at the bias.
+    `samples` are integer categories 0 … V − 1; `sizes` are at most `MAX_SIZES` integers in
+    1 … len(samples).
 
     Examples
     --------
@@ -287,10 +347,13 @@ def max_deviation_by_size(samples, expected, sizes) -> np.ndarray:
     array([0.5, 0.5, 0. ])
     """
     law = validation.distribution(expected, "expected")
-    values = np.asarray(samples)
-    sizes = np.asarray(sizes, dtype=np.int64)
-    if sizes.ndim != 1 or (sizes.size and (sizes.min() < 1 or sizes.max() > values.size)):
-        raise ValueError(f"sizes must be a 1-D array of sample counts in 1 … {values.size}")
+    values = _samples(samples, "samples", law.size)
+    sizes = validation.integer_array(sizes, "sizes", 1, "sample counts")
+    if sizes.size > MAX_SIZES:
+        raise ValueError(f"sizes must hold at most {MAX_SIZES:,} sample counts (MAX_SIZES), got {sizes.size:,}")
+    if values.size == 0 and sizes.size:
+        raise ValueError("samples must hold at least one sample when sizes are given, got none")
+    validation.integers_in_range(sizes, "sizes", 1, values.size, "sample counts (prefixes of samples)")
     order = np.argsort(sizes, kind="stable")
     deviations = np.empty(sizes.size)
     running = np.zeros(law.size, dtype=np.int64)

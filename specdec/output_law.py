@@ -122,7 +122,8 @@ def position_tokens(tokens, counts, position) -> np.ndarray:
     Parameters
     ----------
     tokens, counts : numpy.ndarray
-        As returned by `specdec.sample_steps`: (n, γ+1) padded with −1, and (n,).
+        As returned by `specdec.sample_steps`: integer arrays of shapes (n, γ+1), padded with −1,
+        and (n,). `specdec.goodness_of_fit.checked_step_samples` checks them in full.
     position : int
 
     Examples
@@ -130,9 +131,9 @@ def position_tokens(tokens, counts, position) -> np.ndarray:
     >>> position_tokens(np.array([[2, -1], [0, 1]]), np.array([1, 2]), 1)
     array([1])
     """
-    tokens = np.asarray(tokens)
-    counts = np.asarray(counts)
-    if tokens.ndim != 2 or counts.shape != tokens.shape[:1]:
+    tokens = validation.integer_array(tokens, "tokens", 2, "token ids (padded with -1)")
+    counts = validation.integer_array(counts, "counts", 1, "token counts (one per step)")
+    if counts.shape != tokens.shape[:1]:
         raise ValueError(
             f"tokens must be (n, γ+1) and counts (n,), got shapes {tokens.shape} and {counts.shape}"
         )

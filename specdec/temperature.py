@@ -58,8 +58,10 @@ def softmax(logits, temperature=1.0) -> np.ndarray:
         greedy = np.zeros_like(scores)
         greedy[int(np.argmax(scores))] = 1.0
         return greedy
-    # Shifting by the largest logit keeps every exponent <= 0: no overflow, same distribution.
-    scaled = (scores - scores.max()) / temperature
+    # Shifting by the largest logit keeps every exponent <= 0: no overflow, same distribution. At a
+    # tiny T the shifted logits divided by T may reach -inf, whose exponential is the right 0.
+    with np.errstate(over="ignore"):
+        scaled = (scores - scores.max()) / temperature
     weights = np.exp(scaled)
     return weights / weights.sum()
 
@@ -69,14 +71,14 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
 
     Parameters
     ----------
-    vocab : int >= 2
-        Number of tokens V.
+    vocab : int in 2 … 1,000,000
+        Number of tokens V (at most `specdec.validation.MAX_VOCAB`).
     rng : numpy.random.Generator
         Source of the draws: V normal target logits, then V normal noise terms.
     draft_noise : float >= 0
         Standard deviation of the noise added to the target logits; 0 makes the draft equal the
         target, a large value makes it unrelated.
-    spread : float > 0
+    spread : finite float > 0
         Standard deviation of the target logits; larger values give more peaked distributions.
 
     Returns
@@ -90,25 +92,18 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
     >>> target_logits.shape, draft_logits.shape
     ((5,), (5,))
     """
-    vocab = validation.count(vocab, "vocab", minimum=2)
+    vocab = validation.count(vocab, "vocab", minimum=2, maximum=validation.MAX_VOCAB)
     rng = validation.generator(rng)
     draft_noise = _temperature(draft_noise, "draft_noise")
-    spread = validation.cost_ratio(spread, "spread")
+    spread = validation.positive_number(spread, "spread", "the standard deviation of the target logits")
     target_logits = rng.normal(0.0, spread, size=vocab)
     draft_logits = target_logits + rng.normal(0.0, 1.0, size=vocab) * draft_noise
     return target_logits, draft_logits
 
 
 def _logit_vector(value, name: str) -> np.ndarray:
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got {type(value).__name__}")
-    try:
-        scores = np.array(value, dtype=np.float64)  # a copy: the caller's array is never touched
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} must be a 1-D array of real numbers, got {type(value).__name__} that numpy cannot "
-            f"read as numbers"
-        ) from None
+    # Not a copy when `value` is already a float64 array: the callers only read it.
+    scores = validation.real_array(value, name, "a 1-D array of real numbers")
     if scores.ndim != 1 or scores.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of shape (V,), got shape {scores.shape}")
     if np.isnan(scores).any():

@@ -23,19 +23,60 @@ _FLOAT64 = np.dtype(np.float64)
 SUM_TOLERANCE = 1e-6
 
 
+#: The largest vocabulary a function that builds rows from a size accepts (real models have ~10⁵).
+MAX_VOCAB = 1_000_000
+
+#: The largest draft length γ a function that builds a verify step from a size accepts.
+MAX_GAMMA = 64
+
+
+def real_array(value, name: str, expected: str = "an array (or list) of real numbers") -> np.ndarray:
+    """`value` as a float64 array, not copied if it already is one; complex numbers and text are refused.
+
+    ``np.asarray(z, dtype=float)`` silently drops the imaginary part of a complex array and reads
+    the string "0.5" as a number; here both are a TypeError that names the argument. `expected`
+    says in the message what the argument should have been.
+
+    >>> real_array([1, 0.5], "x")
+    array([1. , 0.5])
+    >>> real_array(np.array([0.5 + 0.2j, 0.5]), "x")
+    Traceback (most recent call last):
+    TypeError: x must be an array (or list) of real numbers, got complex numbers (complex128); pass .real if the imaginary parts are meant to be dropped
+    """
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers ({error})"
+        ) from None
+    kind = array.dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{name} must be {expected}, got complex numbers ({array.dtype}); pass .real if the "
+            f"imaginary parts are meant to be dropped"
+        )
+    if kind not in "biufO":
+        raise TypeError(
+            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers "
+            f"(its entries are of type {array.dtype})"
+        )
+    try:
+        return array.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as error:  # an object array holding something that is not a real number
+        raise TypeError(
+            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as real numbers ({error})"
+        ) from None
+
+
 def as_float_array(value, name: str, ndim: int) -> np.ndarray:
     """Return `value` as a float64 array with `ndim` dimensions, without copying an array that already is one."""
     if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == ndim and value.shape[-1]:
         return value  # the common case, checked in one line
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be an array of probabilities, got {type(value).__name__}")
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be an array (or list) of numbers, got {type(value).__name__} that numpy "
-            f"cannot read as numbers ({error})"
-        ) from None
+    array = real_array(value, name, "an array (or list) of probabilities (real numbers)")
     if array.ndim != ndim:
         wanted = "a 1-D array of shape (V,)" if ndim == 1 else "a 2-D array with one distribution per row"
         raise ValueError(f"{name} must be {wanted}, got an array of shape {array.shape}")
@@ -210,3 +251,73 @@ def cost_ratio(value, name: str = "c") -> float:
             f"{name} must be > 0 (the time of one target pass divided by one draft pass), got {value!r}"
         )
     return value
+
+
+def positive_number(value, name: str, meaning: str) -> float:
+    """A finite real number > 0, as a float; `meaning` says in any error what the parameter is.
+
+    >>> positive_number(2, "spread", "the standard deviation of the target logits")
+    2.0
+    >>> positive_number(math.inf, "spread", "the standard deviation of the target logits")
+    Traceback (most recent call last):
+    ValueError: spread must be a finite number > 0 (the standard deviation of the target logits), got inf
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a finite number > 0 ({meaning}), got {value!r} of type {type(value).__name__}"
+        )
+    value = float(value)
+    if not (value > 0 and math.isfinite(value)):  # False for NaN too
+        raise ValueError(f"{name} must be a finite number > 0 ({meaning}), got {value!r}")
+    return value
+
+
+def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
+    """`value` as a numpy integer array with `ndim` dimensions (an empty one becomes int64).
+
+    Floats (even whole ones), booleans, complex numbers and Python ints too large for 64 bits are
+    refused: a float token or count is a sign of a mix-up, and truncating it would hide that.
+    `what` names the entries in the message ("token ids", "sample counts", …).
+
+    >>> integer_array([2, 0, 1], "ids", 1, "token ids")
+    array([2, 0, 1])
+    >>> integer_array([2, 1.7], "ids", 1, "token ids")
+    Traceback (most recent call last):
+    TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
+    """
+    shape = "a 1-D array" if ndim == 1 else f"a {ndim}-D array"
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be {shape} of integer {what}, got {type(value).__name__}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be {shape} of integer {what}, got {type(value).__name__} that numpy cannot read ({error})"
+        ) from None
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {shape} of integer {what}, got an array of shape {array.shape}")
+    if array.size == 0:
+        return array.astype(np.int64)
+    if not np.issubdtype(array.dtype, np.integer):
+        example = array.ravel()[:1].tolist()[0]
+        raise TypeError(
+            f"{name} must be {shape} of integer {what}, got {array.dtype} entries (such as {example!r}) "
+            f"of shape {array.shape}"
+        )
+    return array
+
+
+def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: str) -> None:
+    """Check that every entry of the integer array `array` lies in low … high; name the first that does not.
+
+    >>> integers_in_range(np.array([0, 4, 1]), "samples", 0, 2, "categories")
+    Traceback (most recent call last):
+    ValueError: samples[1] = 4 is out of range: categories must be in 0 … 2
+    """
+    if array.size == 0:
+        return
+    if array.min() >= low and array.max() <= high:
+        return
+    bad = np.argwhere((array < low) | (array > high))[0]
+    where = ", ".join(str(int(i)) for i in bad)
+    raise ValueError(f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")

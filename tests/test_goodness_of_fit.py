@@ -85,10 +85,10 @@ def test_typical_tv_matches_simulation():
 @pytest.mark.parametrize(
     "samples, expected, error, words",
     [
-        ([0, 1, 3], [0.5, 0.5, 0.0], ValueError, "categories 0 … 2"),
-        ([0, -1], [0.5, 0.5], ValueError, "categories 0 … 1"),
+        ([0, 1, 3], [0.5, 0.5, 0.0], ValueError, r"samples\[2\] = 3 is out of range: categories .* 0 … 2"),
+        ([0, -1], [0.5, 0.5], ValueError, r"samples\[1\] = -1 .* 0 … 1"),
         ([0.5, 1.0], [0.5, 0.5], TypeError, "integer categories"),
-        ([[0, 1]], [0.5, 0.5], TypeError, "1-D"),
+        ([[0, 1]], [0.5, 0.5], ValueError, "1-D"),
         ([0, 1], [0.5, 0.6], ValueError, "expected must sum to 1"),
     ],
 )

@@ -90,7 +90,7 @@ def test_every_distribution_is_positive_and_sums_to_one(text, order, context):
 def test_vocabulary_is_the_corpus_characters_then_unknown():
     model = NGramModel(order=3).fit("banana")
     assert model.vocab == ["a", "b", "n", UNKNOWN]
-    assert model.unknown_id == 3
+    assert model.encode("z") == [3]  # an unseen character reads as UNKNOWN, the last id
     assert all(isinstance(char, str) and len(char) == 1 for char in model.vocab)
 
 

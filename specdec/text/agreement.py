@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validation
-from ..theory import acceptance_rates
+from ..core import acceptance_rate
+from .generation import model_pair_vocab
+
+#: The most contexts `sample_contexts` returns, and the longest each may be. The models read only
+#: their last ``order − 1 <= 6`` characters, so longer contexts would only cost memory.
+MAX_CONTEXTS = 100_000
+MAX_CONTEXT_LENGTH = 100
 
 
 def sample_contexts(text, count, length) -> list[str]:
@@ -31,8 +37,8 @@ def sample_contexts(text, count, length) -> list[str]:
     ----------
     text : str
         At least `length` + 1 characters.
-    count : int >= 1
-    length : int >= 0
+    count : int in 1 … `MAX_CONTEXTS` (100,000)
+    length : int in 0 … `MAX_CONTEXT_LENGTH` (100)
         Characters per context; the models read only the last ``order − 1`` of them.
 
     Returns
@@ -47,8 +53,8 @@ def sample_contexts(text, count, length) -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    count = validation.count(count, "count", minimum=1)
-    length = validation.count(length, "length")
+    count = validation.count(count, "count", minimum=1, maximum=MAX_CONTEXTS)
+    length = validation.count(length, "length", maximum=MAX_CONTEXT_LENGTH)
     if len(text) <= length:
         raise ValueError(f"text must be longer than length = {length} characters, got {len(text)}")
     ends = np.linspace(length, len(text) - 1, count).round().astype(int)
@@ -61,9 +67,10 @@ def mean_acceptance_rate(target, draft, contexts) -> float:
     Parameters
     ----------
     target, draft : NGramModel
-        Or any objects with ``next_distribution(context)`` over one shared vocabulary.
+        Or any objects with ``vocab`` and ``next_distribution(context)``, over one shared
+        vocabulary.
     contexts : sequence of str
-        At least one.
+        At least one. They are read one at a time, so memory does not grow with their number.
 
     Returns
     -------
@@ -77,13 +84,14 @@ def mean_acceptance_rate(target, draft, contexts) -> float:
     >>> 0 < mean_acceptance_rate(high, low, ["ab", "ca"]) < 1
     True
     """
+    model_pair_vocab(target, draft)
     if isinstance(contexts, str) or not hasattr(contexts, "__len__"):
         raise TypeError(f"contexts must be a sequence of str, got {type(contexts).__name__}")
     if len(contexts) == 0:
         raise ValueError("contexts must hold at least one context, got none")
-    target_rows = np.array([target.next_distribution(context) for context in contexts])
-    draft_rows = np.array([draft.next_distribution(context) for context in contexts])
-    # `acceptance_rates` takes the rows of a verify step, γ+1 target rows for γ draft rows, and
-    # gives Σₓ min(pᵢ(x), qᵢ(x)) row by row in one checked pass; the extra target row is not used.
-    rates = acceptance_rates(np.vstack([target_rows, target_rows[-1:]]), draft_rows)
-    return float(rates.mean())
+    for i, context in enumerate(contexts):
+        if not isinstance(context, str):
+            raise TypeError(f"contexts[{i}] must be a str, got {type(context).__name__}")
+    # `acceptance_rate` checks each pair of rows, and an error names them "target" and "draft".
+    rates = [acceptance_rate(target.next_distribution(context), draft.next_distribution(context)) for context in contexts]
+    return float(np.mean(rates))

@@ -43,6 +43,10 @@ from ..theory import acceptance_rates
 #: One letter per origin, for printing a generation as two aligned lines of plain text.
 ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"}
 
+#: The most characters one call generates: 100,000 take about 10 s speculatively (and each
+#: character re-reads the growing text, so the cost grows faster than the length).
+MAX_TOKENS = 100_000
+
 
 @dataclass(frozen=True)
 class Generation:
@@ -71,6 +75,12 @@ class Generation:
     visited_accepted : tuple of bool
         Whether the draft character at that position was accepted.
 
+    The fields must agree with one another, or the constructor raises ValueError or TypeError:
+    one origin per character of `text` (each a key of `ORIGIN_LETTERS`); one entry of
+    `tokens_per_step` per target call, each in 1 … γ+1, summing to ``len(text)``; γ draft calls
+    per target call (none without γ); as many `visited_accepted` as `visited_acceptance_rates`
+    (each a probability), and no more than the draft calls.
+
     Examples
     --------
     >>> generation = Generation("th", "e c", ("accepted", "accepted", "resampled"), (3,), 1, 4, 4,
@@ -89,6 +99,62 @@ class Generation:
     discarded: int = 0
     visited_acceptance_rates: tuple[float, ...] = ()
     visited_accepted: tuple[bool, ...] = ()
+
+    def __post_init__(self):
+        for name in ("prompt", "text"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
+        counts = {
+            name: validation.count(getattr(self, name), name) for name in ("target_calls", "draft_calls", "discarded")
+        }
+        gamma = None if self.gamma is None else validation.count(self.gamma, "gamma")
+        origins = _tuple_of(self.origins, "origins")
+        steps = tuple(validation.count(step, f"tokens_per_step[{i}]", minimum=1)
+                      for i, step in enumerate(_tuple_of(self.tokens_per_step, "tokens_per_step")))
+        rates = tuple(validation.probability(rate, f"visited_acceptance_rates[{i}]")
+                      for i, rate in enumerate(_tuple_of(self.visited_acceptance_rates, "visited_acceptance_rates")))
+        accepted = _tuple_of(self.visited_accepted, "visited_accepted")
+        for i, origin in enumerate(origins):
+            if origin not in ORIGIN_LETTERS:
+                raise ValueError(f"origins[{i}] = {origin!r} is not an origin: expected one of {', '.join(ORIGIN_LETTERS)}")
+        for i, flag in enumerate(accepted):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"visited_accepted[{i}] must be a bool, got {flag!r} of type {type(flag).__name__}")
+        if len(origins) != len(self.text):
+            raise ValueError(
+                f"origins must hold one origin per character of text: text has {len(self.text)} characters "
+                f"and origins {len(origins)} entries"
+            )
+        if len(steps) != counts["target_calls"]:
+            raise ValueError(
+                f"tokens_per_step must hold one entry per target call: target_calls = {counts['target_calls']}, "
+                f"but tokens_per_step has {len(steps)} entries"
+            )
+        if sum(steps) != len(self.text):
+            raise ValueError(
+                f"tokens_per_step must sum to the length of text ({len(self.text)}), but it sums to {sum(steps)}"
+            )
+        if gamma is not None and steps and max(steps) > gamma + 1:
+            raise ValueError(f"each of tokens_per_step must be at most γ+1 = {gamma + 1}, got {max(steps)}")
+        drafts_per_call = 0 if gamma is None else gamma
+        if counts["draft_calls"] != drafts_per_call * counts["target_calls"]:
+            raise ValueError(
+                f"draft_calls must be γ × target_calls = {drafts_per_call} × {counts['target_calls']} "
+                f"(γ draft calls per step{'; none without γ' if gamma is None else ''}), got {counts['draft_calls']}"
+            )
+        if len(accepted) != len(rates):
+            raise ValueError(
+                f"visited_accepted and visited_acceptance_rates must have one entry per visited draft position "
+                f"each, got {len(accepted)} and {len(rates)}"
+            )
+        if len(accepted) > counts["draft_calls"]:
+            raise ValueError(
+                f"visited_accepted cannot hold more visited positions ({len(accepted)}) than there were draft "
+                f"calls ({counts['draft_calls']})"
+            )
+        for name, value in (("origins", origins), ("tokens_per_step", steps),
+                            ("visited_acceptance_rates", rates), ("visited_accepted", tuple(map(bool, accepted)))):
+            object.__setattr__(self, name, value)
 
     @property
     def measured_alpha(self) -> float:
@@ -147,7 +213,7 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     model : NGramModel
         Or any object with ``vocab`` and ``next_distribution(context)``.
     prompt : str
-    n_tokens : int >= 0
+    n_tokens : int in 0 … `MAX_TOKENS` (100,000)
     rng : numpy.random.Generator
 
     Returns
@@ -164,9 +230,9 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     >>> len(result.text), result.target_calls, result.origin_letters
     (5, 5, 'ttttt')
     """
-    vocab = _model_vocab(model, "model")
+    vocab = language_model_vocab(model, "model")
     prompt = _prompt(prompt)
-    n_tokens = validation.count(n_tokens, "n_tokens")
+    n_tokens = validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
     rng = validation.generator(rng)
     size = len(vocab)
     text = ""
@@ -197,10 +263,10 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
         Or any objects with ``vocab`` and ``next_distribution(context)``; both must have the same
         vocabulary (fit them on the same text).
     prompt : str
-    n_tokens : int >= 0
+    n_tokens : int in 0 … `MAX_TOKENS` (100,000)
         Characters to generate. Characters the last step produces beyond it are cut (see
         `Generation.discarded`).
-    gamma : int >= 0
+    gamma : int in 0 … 64 (`specdec.validation.MAX_GAMMA`)
         Draft characters per step. γ = 0 is plain generation through the verify rule.
     rng : numpy.random.Generator
         Per step: γ draft draws, then the draws of the verify step, in the order `specdec.core`
@@ -219,16 +285,10 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     >>> same.measured_alpha, same.tokens_per_step
     (1.0, (4, 4))
     """
-    vocab = _model_vocab(target, "target")
-    draft_vocab = _model_vocab(draft, "draft")
-    if list(draft_vocab) != list(vocab):
-        raise ValueError(
-            f"target and draft must share one vocabulary (fit both on the same text), but the target "
-            f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
-        )
+    vocab = model_pair_vocab(target, draft)
     prompt = _prompt(prompt)
-    n_tokens = validation.count(n_tokens, "n_tokens")
-    gamma = validation.count(gamma, "gamma")
+    n_tokens = validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
+    gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
     rng = validation.generator(rng)
     size = len(vocab)
 
@@ -274,7 +334,25 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     )
 
 
-def _model_vocab(model, name: str) -> list[str]:
+def _tuple_of(value, name: str) -> tuple:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a tuple, got {type(value).__name__}")
+    return tuple(value)
+
+
+def language_model_vocab(model, name: str) -> list[str]:
+    """The vocabulary of `model`, once checked that it is a language model with two symbols or more.
+
+    Any object with ``vocab`` and a callable ``next_distribution(context)`` will do; `name` is the
+    argument named in the error otherwise.
+
+    >>> from specdec.text import NGramModel
+    >>> language_model_vocab(NGramModel(order=2).fit("ab"), "target")
+    ['a', 'b', '�']
+    >>> language_model_vocab(None, "target")
+    Traceback (most recent call last):
+    TypeError: target must be a language model with .vocab and .next_distribution(context), such as a fitted specdec.text.NGramModel; got NoneType
+    """
     if not callable(getattr(model, "next_distribution", None)) or not hasattr(model, "vocab"):
         raise TypeError(
             f"{name} must be a language model with .vocab and .next_distribution(context), such as a "
@@ -283,6 +361,24 @@ def _model_vocab(model, name: str) -> list[str]:
     vocab = model.vocab
     if len(vocab) < 2:
         raise ValueError(f"{name}.vocab must hold at least 2 symbols, got {len(vocab)}")
+    return vocab
+
+
+def model_pair_vocab(target, draft) -> list[str]:
+    """The vocabulary that `target` and `draft` share, once both are checked as language models.
+
+    >>> from specdec.text import NGramModel
+    >>> model_pair_vocab(NGramModel(order=1).fit("abc"), NGramModel(order=2).fit("xyz"))
+    Traceback (most recent call last):
+    ValueError: target and draft must share one vocabulary (fit both on the same text), but the target has 4 symbols and the draft 4, not in the same order
+    """
+    vocab = language_model_vocab(target, "target")
+    draft_vocab = language_model_vocab(draft, "draft")
+    if list(draft_vocab) != list(vocab):
+        raise ValueError(
+            f"target and draft must share one vocabulary (fit both on the same text), but the target "
+            f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
+        )
     return vocab
 
 
