@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from . import rows as example_rows
-from .core import expected_tokens, sample_draft, trace_step
+from .core import expected_tokens
 from .narrate import narrate_trace
 from .theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -25,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     step = commands.add_parser(
         "step",
         help="print one verify step draw by draw",
-        description="Run one verify step on seeded random rows (or SPEC's example) and print every draw.",
+        description="Run one verify step on seeded random rows (or the worked example) and print every draw.",
     )
     step.add_argument("--gamma", type=int, default=3, help="number of draft tokens γ (default: 3)")
     step.add_argument("--vocab", type=int, default=6, help="vocabulary size V (default: 6)")
@@ -36,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     step.add_argument(
         "--example", action="store_true",
-        help="use SPEC's worked example (γ = 2, V = 4, draft tokens A B) instead of random rows",
+        help="use the worked example (γ = 2, V = 4, draft tokens A B) instead of random rows",
     )
 
     speed = commands.add_parser(
@@ -56,21 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_step(args) -> list[str]:
     if args.example:
-        target_probs, draft_probs, draft_tokens = example_rows.spec_example()
-        rng = np.random.default_rng(args.seed)
-        intro = f"SPEC's example: γ = 2, V = 4, draft tokens A B, seed {args.seed}"
+        intro = f"the worked example: γ = 2, V = 4, draft tokens A B, seed {args.seed}"
     else:
-        rng = np.random.default_rng(args.seed)
-        target_probs, draft_probs = example_rows.random_rows(args.gamma, args.vocab, args.closeness, rng)
-        draft_tokens = sample_draft(draft_probs, rng)
         intro = (
             f"random rows: γ = {args.gamma}, V = {args.vocab}, closeness {args.closeness}, seed {args.seed} "
             f"(rows, then draft tokens, then the step, all from default_rng({args.seed}))"
         )
-    labels = example_rows.token_labels(target_probs.shape[1])
-    trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
-    drafted = " ".join(labels[token] for token in draft_tokens) or "(none)"
-    return [intro, *format_rows(target_probs, draft_probs, labels), f"draft proposed: {drafted}",
+    example_drafts = example_rows.SPEC_DRAFT_TOKENS if args.example else None
+    trace = example_rows.seeded_step(args.seed, args.gamma, args.vocab, args.closeness, example_drafts)
+    labels = example_rows.token_labels(trace.target_probs.shape[1])
+    drafted = " ".join(labels[token] for token in trace.draft_tokens) or "(none)"
+    return [intro, *format_rows(trace.target_probs, trace.draft_probs, labels), f"draft proposed: {drafted}",
             *narrate_trace(trace, labels)]
 
 

@@ -1,7 +1,9 @@
-"""A verify step told in words, one line per random draw.
+"""A verify step told draw by draw: in words, one line per random draw, and as frames.
 
 The terminal face (``python -m specdec step``) prints these lines, and the verify-step explorer shows
-them as its log, so both tell the same story in the same words.
+them as its log, so both tell the same story in the same words. `frame_at` says what the first k
+draws of a step have revealed (which tokens are out, which draft tokens passed, what is drawn next):
+the explorer shows that frame.
 
 >>> import numpy as np
 >>> from specdec import trace_step
@@ -17,8 +19,10 @@ output: A B A (3 tokens: 2 accepted, 1 bonus)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .core import PositionTrace, StepTrace
-from .rows import token_labels
+from .rows import spec_example, token_labels
 
 
 def narrate_position(position: PositionTrace, labels: list[str]) -> str:
@@ -68,3 +72,98 @@ def narrate_trace(trace: StepTrace, labels: list[str] | None = None) -> list[str
         lines.append(narrate_bonus(trace, labels))
     lines.append(narrate_summary(trace, labels))
     return lines
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(number: int) -> str:
+    """The digits of `number` as Unicode subscripts: ``subscript(12) == "₁₂"``."""
+    return str(number).translate(_SUBSCRIPTS)
+
+
+@dataclass(frozen=True)
+class StepFrame:
+    """What the first `draws` random draws of a step have revealed."""
+
+    draws: int
+    """How many draws are shown, 0 … `total`."""
+    total: int
+    """How many draws the whole step makes: one per visited position, plus one for a bonus."""
+    focus: int | None
+    """The draft position whose rows are shown; None when γ = 0 (there are none)."""
+    position: PositionTrace | None
+    """The drawn position shown in the test panel; None before its u is drawn."""
+    tokens: list[int]
+    """The tokens emitted so far."""
+    origins: list[str]
+    """Where each emitted token came from: "accepted", "resampled" or "bonus"."""
+    draft_states: list[str]
+    """Per draft token: "pending", "accepted", "rejected", or "discarded" (after a rejection)."""
+    bonus_drawn: bool
+    """Whether the bonus token is among the emitted tokens."""
+    bonus_next: bool
+    """Whether the next draw is the bonus (every draft token has passed)."""
+
+    @property
+    def finished(self) -> bool:
+        return self.draws == self.total
+
+
+def draw_total(trace: StepTrace) -> int:
+    """How many random draws `trace` made: one uniform per visited position, plus one for a bonus.
+
+    Each draw emits one token, so this is also ``len(trace.tokens)``.
+    """
+    return len(trace.positions) + (1 if trace.all_accepted else 0)
+
+
+def frame_at(trace: StepTrace, draws: int) -> StepFrame:
+    """What a viewer has seen after the first `draws` draws of `trace`.
+
+    Each draw emits exactly one token (an accepted draft token, a resampled token or the bonus),
+    so after k draws the output is ``trace.tokens[:k]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from specdec import trace_step
+    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
+    >>> frame = frame_at(trace, 2)
+    >>> frame.tokens, frame.draft_states, frame.bonus_next
+    ([0, 1], ['accepted', 'accepted'], True)
+    """
+    total = draw_total(trace)
+    if not 0 <= draws <= total:
+        raise ValueError(f"draws must be in 0 … {total} for this step, got {draws}")
+    visited = len(trace.positions)
+    gamma = trace.gamma
+    shown_positions = min(draws, visited)
+    rejection_shown = shown_positions == visited and visited > 0 and not trace.positions[-1].accepted
+    states = []
+    for index in range(gamma):
+        if index < shown_positions:
+            states.append("accepted" if trace.positions[index].accepted else "rejected")
+        elif rejection_shown:
+            states.append("discarded")
+        else:
+            states.append("pending")
+    if gamma == 0:
+        focus, position = None, None
+    elif draws == 0:
+        focus, position = 0, None
+    else:
+        focus = shown_positions - 1
+        position = trace.positions[focus]
+    bonus_drawn = trace.all_accepted and draws == total
+    return StepFrame(
+        draws=draws,
+        total=total,
+        focus=focus,
+        position=position,
+        tokens=list(trace.tokens[:draws]),
+        origins=list(trace.origins[:draws]),
+        draft_states=states,
+        bonus_drawn=bonus_drawn,
+        bonus_next=trace.all_accepted and draws == visited,
+    )

@@ -1,4 +1,4 @@
-"""Example rows for a verify step: SPEC's worked example and seeded random target/draft pairs.
+"""Example rows for a verify step: the worked example and seeded random target/draft pairs.
 
 Real draft and target rows come from two language models. Here a target row is a Dirichlet draw
 (small concentration gives the peaked rows language models produce) and its draft row is a blend
@@ -18,6 +18,7 @@ import string
 import numpy as np
 
 from . import validation
+from .core import StepTrace, sample_draft, trace_step
 
 #: The worked example of the contract: (target_probs, draft_probs, draft_tokens).
 SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
@@ -26,6 +27,8 @@ SPEC_DRAFT_TOKENS = (0, 1)
 
 #: Dirichlet concentration of the random rows: below 1, a few tokens hold most of the mass.
 DEFAULT_CONCENTRATION = 0.5
+#: Added to every probability of a random row before renormalising, so that none is 0.
+PROBABILITY_FLOOR = 1e-9
 
 
 def spec_example() -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -36,6 +39,46 @@ def spec_example() -> tuple[np.ndarray, np.ndarray, list[int]]:
     [0, 1]
     """
     return np.array(SPEC_TARGET_PROBS), np.array(SPEC_DRAFT_PROBS), list(SPEC_DRAFT_TOKENS)
+
+
+def seeded_step(seed, gamma=3, vocab=6, closeness=0.5, example_drafts=None) -> StepTrace:
+    """One traced verify step made from a seed: what the verify-step explorer and ``python -m specdec step`` show.
+
+    One generator serves the whole step, so the rows, the draft tokens and the verify draws all
+    follow from the seed. With random rows (the default)::
+
+        rng = numpy.random.default_rng(seed)
+        target_probs, draft_probs = random_rows(gamma, vocab, closeness, rng)
+        draft_tokens = sample_draft(draft_probs, rng)
+        trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
+
+    With ``example_drafts`` (the worked example's rows, γ = 2 and V = 4, with these draft tokens;
+    `gamma`, `vocab` and `closeness` are then unused)::
+
+        target_probs, draft_probs, _ = spec_example()
+        trace = trace_step(target_probs, draft_probs, list(example_drafts), numpy.random.default_rng(seed))
+
+    Parameters
+    ----------
+    seed : int >= 0
+    gamma, vocab, closeness
+        As in `random_rows`.
+    example_drafts : sequence of 2 token ids, optional
+
+    Examples
+    --------
+    >>> seeded_step(0, example_drafts=(3, 0)).tokens
+    [0]
+    >>> seeded_step(7, gamma=4, vocab=8).gamma
+    4
+    """
+    seed = validation.count(seed, "seed")
+    if example_drafts is not None:
+        target_probs, draft_probs, _ = spec_example()
+        return trace_step(target_probs, draft_probs, list(example_drafts), np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    target_probs, draft_probs = random_rows(gamma, vocab, closeness, rng)
+    return trace_step(target_probs, draft_probs, sample_draft(draft_probs, rng), rng)
 
 
 def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATION):
@@ -61,18 +104,35 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
     closeness = validation.probability(closeness, "closeness")
     rng = validation.generator(rng)
     concentration = validation.cost_ratio(concentration, "concentration")
-    target = _dirichlet_rows(rng, gamma + 1, vocab, concentration)
-    independent = _dirichlet_rows(rng, gamma, vocab, concentration)
-    draft = closeness * target[:-1] + (1.0 - closeness) * independent
-    draft /= draft.sum(axis=1, keepdims=True)
-    return target, draft
+    target = dirichlet_rows(rng, gamma + 1, vocab, concentration)
+    independent = dirichlet_rows(rng, gamma, vocab, concentration)
+    return target, blend_rows(target[:-1], independent, closeness)
 
 
-def _dirichlet_rows(rng, rows, vocab, concentration):
+def dirichlet_rows(rng, rows, vocab, concentration=DEFAULT_CONCENTRATION) -> np.ndarray:
+    """`rows` Dirichlet draws over `vocab` tokens, each probability at least about `PROBABILITY_FLOOR`.
+
+    The one recipe behind every random distribution of the series (`random_rows`,
+    `specdec.divergence.pair_cloud`). Arguments are not checked: the public callers check them.
+
+    >>> dirichlet_rows(np.random.default_rng(0), 2, 3).sum(axis=1).round(12).tolist()
+    [1.0, 1.0]
+    """
     # A small concentration can underflow a whole Dirichlet draw to zeros; a floor keeps every
-    # token possible, which the draft rows need (a drafted token must have q > 0).
-    values = rng.dirichlet(np.full(vocab, concentration), size=rows) + 1e-9
+    # token possible, which the draft rows need (a drafted token must have q > 0) and KL(p‖q) too.
+    values = rng.dirichlet(np.full(vocab, concentration), size=rows) + PROBABILITY_FLOOR
     return values / values.sum(axis=1, keepdims=True)
+
+
+def blend_rows(target, independent, closeness) -> np.ndarray:
+    """Draft rows closeness·p + (1 − closeness)·d, renormalised; `closeness` a number or a column.
+
+    >>> blend_rows(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), 0.25).tolist()
+    [[0.25, 0.75]]
+    """
+    draft = closeness * target + (1.0 - closeness) * independent
+    draft /= draft.sum(axis=1, keepdims=True)
+    return draft
 
 
 def token_labels(vocab) -> list[str]:

@@ -25,7 +25,7 @@ def test_bars_show_the_rows_their_overlap_and_the_residual():
     p = np.array([0.1, 0.6, 0.3, 0.0, 0.0])
     q = np.array([0.3, 0.2, 0.2, 0.2, 0.1])
     picture = OneTokenFigure()
-    picture.draw(p, q, residual_distribution(p, q), list("ABCDE"), acceptance_rate(p, q))
+    picture.update(p, q, residual_distribution(p, q), list("ABCDE"), acceptance_rate(p, q))
     np.testing.assert_allclose(heights(picture.target_bars, 5), p)
     np.testing.assert_allclose(heights(picture.draft_bars, 5), q)
     np.testing.assert_allclose(heights(picture.overlap_bars, 5), np.minimum(p, q))
@@ -39,11 +39,11 @@ def test_bars_show_the_rows_their_overlap_and_the_residual():
 
 def test_rows_without_mass_or_without_residual_draw_with_a_note():
     picture = OneTokenFigure(max_vocab=4)
-    picture.draw(None, [0.5, 0.5], None, ["A", "B"], None, note="p needs some mass")
+    picture.update(None, [0.5, 0.5], None, ["A", "B"], None, note="p needs some mass")
     assert picture.rows_note.get_visible() and picture.rows_note.get_text() == "p needs some mass"
     assert heights(picture.overlap_bars, 2) == [0.0, 0.0]
     picture.png()
-    picture.draw([0.5, 0.5], [0.5, 0.5], None, ["A", "B"], 1.0)
+    picture.update([0.5, 0.5], [0.5, 0.5], None, ["A", "B"], 1.0)
     assert not picture.rows_note.get_visible()
     assert "no mass" in picture.residual_note.get_text()
     assert_looks_like_a_full_draw(picture.png(), picture.figure)
@@ -52,4 +52,4 @@ def test_rows_without_mass_or_without_residual_draw_with_a_note():
 def test_more_tokens_than_the_figure_holds_is_refused():
     picture = OneTokenFigure(max_vocab=3)
     with pytest.raises(ValueError, match="at most 3"):
-        picture.draw([0.25] * 4, [0.25] * 4, None, list("ABCD"), 1.0)
+        picture.update([0.25] * 4, [0.25] * 4, None, list("ABCD"), 1.0)

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec import sample_draft, trace_step
-from specdec.plots.verify_step import VerifyStepFigure, draw_count, frame_at, subscript
+from specdec.narrate import draw_total, frame_at, subscript
+from specdec.plots.verify_step import VerifyStepFigure
 from specdec.rows import random_rows, spec_example, token_labels
 
 from .test_plots_blit import assert_looks_like_a_full_draw
@@ -26,7 +27,7 @@ def test_subscript():
 @given(st.integers(0, 8), st.integers(2, 64), st.integers(0, 10_000), st.floats(0, 1))
 def test_frames_reveal_the_trace_one_draw_at_a_time(gamma, vocab, seed, closeness):
     trace = random_trace(gamma, vocab, seed, closeness)
-    total = draw_count(trace)
+    total = draw_total(trace)
     assert total == len(trace.tokens)
     previous_states = ["pending"] * gamma
     for draws in range(total + 1):
@@ -64,9 +65,9 @@ def test_figure_shows_each_frame(gamma, vocab, seed):
     trace = random_trace(gamma, vocab, seed, 0.5)
     labels = token_labels(vocab)
     picture = VerifyStepFigure()
-    for draws in range(draw_count(trace) + 1):
+    for draws in range(draw_total(trace) + 1):
         frame = frame_at(trace, draws)
-        picture.draw(trace, frame, labels)
+        picture.update(trace, frame, labels)
         shown = [text.get_text() for text in picture.output_texts[:draws]]
         assert shown == [labels[token] for token in trace.tokens[:draws]]
         assert all(not text.get_visible() for text in picture.output_texts[draws:])
@@ -83,4 +84,4 @@ def test_figure_shows_each_frame(gamma, vocab, seed):
 def test_too_many_draft_tokens_for_the_figure_is_refused():
     trace = random_trace(3, 4, 0, 0.5)
     with pytest.raises(ValueError, match="γ <= 2"):
-        VerifyStepFigure(max_gamma=2).draw(trace, frame_at(trace, 0), token_labels(4))
+        VerifyStepFigure(max_gamma=2).update(trace, frame_at(trace, 0), token_labels(4))

@@ -113,7 +113,7 @@ def test_presets_set_the_rows_they_name():
     controls = explorer.controls
 
     controls["vocab"].value = 7
-    controls["SPEC's example"].click()
+    controls["worked example"].click()
     assert controls["vocab"].value == 4
     assert explorer.shown["alpha"] == pytest.approx(0.7)
     assert_matches_core(explorer)
@@ -206,7 +206,7 @@ weights = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
     vocab=st.integers(2, 12),
     gamma=st.integers(0, 8),
     edits=st.lists(st.tuples(st.sampled_from(WEIGHT_CONTROLS), weights), max_size=6),
-    preset=st.sampled_from([None, "SPEC's example", "identical", "disjoint", "random"]),
+    preset=st.sampled_from([None, "worked example", "identical", "disjoint", "random"]),
     closeness=st.floats(0.0, 1.0),
     seed=st.integers(0, 999),
 )

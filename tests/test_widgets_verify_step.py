@@ -13,7 +13,8 @@ from specdec.widgets import Explorer, verify_step_explorer
 
 from .explorer_driving import assert_picture_is_a_full_render
 
-SPEC_CASES = {"SPEC A B": ([0, 1], 0, [0, 1, 0]), "SPEC D A": ([3, 0], 0, [0]), "SPEC A A": ([0, 0], 3, [0, 0, 3])}
+EXAMPLE_CASES = {"example A B": ([0, 1], 0, [0, 1, 0]), "example D A": ([3, 0], 0, [0]),
+                 "example A A": ([0, 0], 3, [0, 0, 3])}
 
 
 def core_step(gamma, vocab, seed, closeness):
@@ -35,7 +36,7 @@ def expected_step(explorer):
         return core_step(controls["gamma"].value, controls["vocab"].value, controls["seed"].value,
                          controls["closeness"].value)
     target_probs, draft_probs, _ = spec_example()
-    draft_tokens = SPEC_CASES[rows][0]
+    draft_tokens = EXAMPLE_CASES[rows][0]
     seed = controls["seed"].value
     output = speculative_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(seed))
     trace = trace_step(target_probs, draft_probs, draft_tokens, np.random.default_rng(seed))
@@ -145,9 +146,9 @@ def test_a_rejection_shows_the_residual_and_the_resampled_token():
     assert "rejected; redrawn from the residual" in explorer.readout.value
 
 
-@pytest.mark.parametrize("case", list(SPEC_CASES))
-def test_specs_example_steps(case):
-    draft_tokens, seed, expected = SPEC_CASES[case]
+@pytest.mark.parametrize("case", list(EXAMPLE_CASES))
+def test_the_worked_example_steps(case):
+    draft_tokens, seed, expected = EXAMPLE_CASES[case]
     explorer = verify_step_explorer(gamma=6, vocab=30, seed=11)
     controls = explorer.controls
     controls["rows"].value = case
@@ -156,7 +157,7 @@ def test_specs_example_steps(case):
     assert explorer.shown["draft_tokens"] == draft_tokens
     run_to_the_end(explorer)
     assert explorer.shown["tokens"] == expected
-    controls["seed"].value = 5  # SPEC's rows with another seed still match the core
+    controls["seed"].value = 5  # the worked example's rows with another seed still match the core
     assert_matches_core(explorer)
     run_to_the_end(explorer)
     controls["rows"].value = "random"  # back to the learner's own settings
@@ -165,8 +166,8 @@ def test_specs_example_steps(case):
     assert_matches_core(explorer)
 
 
-def test_specs_example_can_be_the_starting_view():
-    explorer = verify_step_explorer(rows="SPEC A A", draws=3)
+def test_the_worked_example_can_be_the_starting_view():
+    explorer = verify_step_explorer(rows="example A A", draws=3)
     assert explorer.shown["tokens"] == [0, 0, 3]
     assert_matches_core(explorer)
 
@@ -189,12 +190,12 @@ def test_bad_arguments_are_refused_with_the_argument_named():
     with pytest.raises(ValueError, match="closeness"):
         verify_step_explorer(closeness=-0.1)
     with pytest.raises(ValueError, match="rows must be one of"):
-        verify_step_explorer(rows="SPEC")
+        verify_step_explorer(rows="SPEC A B")
 
 
 @settings(max_examples=25, deadline=None)
 @given(
-    rows=st.sampled_from(["random", *SPEC_CASES]),
+    rows=st.sampled_from(["random", *EXAMPLE_CASES]),
     gamma=st.integers(0, 8),
     vocab=st.integers(2, 64),
     seed=st.integers(0, 999),

@@ -4,11 +4,12 @@ Each explorer owns one `Figure`, draws into it again on every change and shows i
 palette and the meaning of each colour are in `specdec.palette`.
 """
 
-from .canvas import new_figure, png_bytes, styled
-from .divergence import CloudFigure, TemperatureFigure
+from .canvas import new_figure, png_bytes, role_patch, role_style, styled
+from .divergence import CloudFigure
 from .monte_carlo import DerivationFigure, MonteCarloFigure
 from .one_token import OneTokenFigure
 from .speedup import SpeedupFigure
+from .temperature import TemperatureFigure
 from .text import RealTextFigure
 from .verify_step import VerifyStepFigure
 
@@ -23,5 +24,7 @@ __all__ = [
     "VerifyStepFigure",
     "new_figure",
     "png_bytes",
+    "role_patch",
+    "role_style",
     "styled",
 ]

@@ -1,4 +1,4 @@
-"""Creating a figure and turning it into PNG bytes, the same way for every explorer."""
+"""Creating a figure, drawing the palette's roles, and turning the figure into PNG bytes, the same way for every explorer."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import matplotlib
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from .. import palette
 
 #: Resolution of every figure: sharp on a projector, small enough to redraw quickly.
 DPI = 96
@@ -53,3 +56,25 @@ def png_bytes(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
+
+
+def role_style(name: str) -> dict:
+    """The fill colour and hatch of role `name` of `specdec.palette.ROLES`, as matplotlib keywords.
+
+    >>> role_style("draft")
+    {'facecolor': '#E69F00', 'hatch': '\\\\\\\\'}
+    """
+    role = palette.ROLES[name]
+    return {"facecolor": role.colour, "hatch": role.hatch}
+
+
+def role_patch(name: str, detail: str = "", **style) -> Patch:
+    """A legend entry for role `name`: its colour, its hatch and its label (then ``": detail"``).
+
+    `style` adds to or overrides the patch's other properties (edge colour, transparency).
+
+    >>> role_patch("resampled", "(1 − α)·r").get_label()
+    'resampled: (1 − α)·r'
+    """
+    role = palette.ROLES[name]
+    return Patch(**{"edgecolor": "white", **role_style(name), **style}, label=role.labelled(detail))

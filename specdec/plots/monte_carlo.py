@@ -15,16 +15,26 @@ from __future__ import annotations
 import numpy as np
 
 from .. import palette
+from .canvas import new_figure, role_style, styled
 from .fast_redraw import FastRedraw
-from .canvas import new_figure, styled
 
-ACCEPTED_HATCH = "//"
-RESAMPLED_HATCH = "xx"
-SAMPLED_HATCH = ".."
+#: Hatching of sampled frequencies (grey, and unlike every role's hatch: measured, not a role).
+SAMPLED_HATCH = "||"
 
 #: The range of the deviation plot's n axis: the explorer's slider runs from 10² to 10⁶.
 N_AXIS = (60, 1.6e6)
 DEVIATION_AXIS = (1e-4, 1.0)
+
+
+def target_and_draft_marks(axes, positions, draft_size: float):
+    """p as outlined bars and q as diamonds over the tokens at `positions`, all at height 0 for now."""
+    zeros = np.zeros(len(positions))
+    target, draft = palette.ROLES["target"], palette.ROLES["draft"]
+    bars = axes.bar(positions, zeros, width=0.8, fill=False, edgecolor=target.colour, linewidth=2.5,
+                    label=target.labelled("outline"))
+    (marks,) = axes.plot(positions, zeros, linestyle="none", marker="D", markersize=draft_size,
+                         color=draft.colour, markeredgecolor=palette.HIGHLIGHT, label=draft.label)
+    return bars, marks
 
 
 class DerivationFigure:
@@ -54,23 +64,19 @@ class DerivationFigure:
             self.figure = new_figure(7.5, 4.2)
             axes = self.figure.add_subplot()
             self.axes = axes
-            self.accepted_bars = axes.bar(positions, zeros, width=0.6, color=palette.ACCEPTED,
-                                          hatch=ACCEPTED_HATCH, edgecolor="white", linewidth=0.5,
-                                          label="accepted: q·min(1, p/q) = min(p, q)")
-            self.resampled_bars = axes.bar(positions, zeros, width=0.6, color=palette.RESAMPLED,
-                                           hatch=RESAMPLED_HATCH, edgecolor="white", linewidth=0.5,
-                                           label="resampled: (1 − α)·r = max(0, p − q)")
-            self.target_bars = axes.bar(positions, zeros, width=0.8, fill=False, edgecolor=palette.TARGET,
-                                        linewidth=2.5, label="target p (outline)")
-            (self.draft_marks,) = axes.plot(positions, zeros, linestyle="none", marker="D", markersize=9,
-                                            color=palette.DRAFT, markeredgecolor=palette.HIGHLIGHT,
-                                            label="draft q")
+            self.accepted_bars = axes.bar(positions, zeros, width=0.6, **role_style("accepted"),
+                                          edgecolor="white", linewidth=0.5,
+                                          label=palette.ROLES["accepted"].labelled("q·min(1, p/q) = min(p, q)"))
+            self.resampled_bars = axes.bar(positions, zeros, width=0.6, **role_style("resampled"),
+                                           edgecolor="white", linewidth=0.5,
+                                           label=palette.ROLES["resampled"].labelled("(1 − α)·r = max(0, p − q)"))
+            self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
             axes.set_xticks(positions, self.labels)
             axes.set(title="Where each output token comes from", xlabel="token",
                      ylabel="probability of being emitted", ylim=(0, 1.25),
                      xlim=(-0.6, len(self.labels) - 0.4))
             axes.legend(loc="upper right", fontsize=9)
-        self._fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars,
+        self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars,
                                               *self.target_bars, self.draft_marks])
 
     def update(self, law) -> None:
@@ -87,7 +93,7 @@ class DerivationFigure:
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the bars and markers."""
         with styled():
-            return self._fast.png()
+            return self.fast.png()
 
 
 class MonteCarloFigure:
@@ -126,11 +132,7 @@ class MonteCarloFigure:
             self.sampled_bars = token_axes.bar(tokens, zeros, width=0.6, color=palette.NEUTRAL,
                                                hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
                                                label="sampled frequency")
-            self.target_bars = token_axes.bar(tokens, zeros, width=0.8, fill=False, edgecolor=palette.TARGET,
-                                              linewidth=2.5, label="target p (outline)")
-            (self.draft_marks,) = token_axes.plot(tokens, zeros, linestyle="none", marker="D", markersize=8,
-                                                  color=palette.DRAFT, markeredgecolor=palette.HIGHLIGHT,
-                                                  label="draft q")
+            self.target_bars, self.draft_marks = target_and_draft_marks(token_axes, tokens, draft_size=8)
             token_axes.set_xticks(tokens, self.labels)
             token_axes.set(xlabel="output token", ylabel="frequency / probability", ylim=(0, 1.3),
                            xlim=(-0.6, len(self.labels) - 0.4))
@@ -164,7 +166,7 @@ class MonteCarloFigure:
                                xlabel="steps n (log scale)", ylabel="largest deviation (log scale)")
             self.deviation_title = deviation_axes.set_title(" ")
             deviation_axes.legend(loc="lower left", fontsize=9)
-        self._fast = FastRedraw(self.figure, [
+        self.fast = FastRedraw(self.figure, [
             *self.sampled_bars, *self.target_bars, self.draft_marks, self.token_title, self.verdict_text,
             *self.count_bars, *self.count_law_bars, self.count_verdict_text,
             self.deviation_line, self.guide_line, self.n_marker, self.deviation_title,
@@ -203,4 +205,4 @@ class MonteCarloFigure:
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only what changes."""
         with styled():
-            return self._fast.png()
+            return self.fast.png()

@@ -18,14 +18,8 @@ from matplotlib.colors import to_rgb
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette
+from .canvas import new_figure, role_style, styled
 from .fast_redraw import FastRedraw
-from .canvas import new_figure, styled
-
-#: Hatching of each role, so that colour is never the only cue.
-TARGET_HATCH = ""
-DRAFT_HATCH = "\\\\"
-OVERLAP_HATCH = "//"
-RESIDUAL_HATCH = "xx"
 
 _BAR_WIDTH = 0.38
 _OFFSET = 0.2
@@ -49,7 +43,7 @@ def nice_top(value: float) -> float:
 
 
 class OneTokenFigure:
-    """One figure for one token position, redrawn in place by `draw`.
+    """One figure for one token position, redrawn in place by `update`.
 
     Parameters
     ----------
@@ -61,8 +55,8 @@ class OneTokenFigure:
     Examples
     --------
     >>> picture = OneTokenFigure(max_vocab=4)
-    >>> picture.draw([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25],
-    ...              residual=[5 / 6, 1 / 6, 0, 0], labels=list("ABCD"), alpha=0.7)
+    >>> picture.update([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25],
+    ...                residual=[5 / 6, 1 / 6, 0, 0], labels=list("ABCD"), alpha=0.7)
     >>> [round(float(bar.get_height()), 2) for bar in picture.overlap_bars]
     [0.25, 0.25, 0.2, 0.0]
     """
@@ -78,24 +72,28 @@ class OneTokenFigure:
             )
             rows, residual = self.rows_axes, self.residual_axes
 
-            self.target_bars = rows.bar(positions - _OFFSET, zeros, _BAR_WIDTH, color=palette.TARGET,
-                                        hatch=TARGET_HATCH, label="target p", zorder=2)
-            self.draft_bars = rows.bar(positions + _OFFSET, zeros, _BAR_WIDTH, color=palette.DRAFT,
-                                       hatch=DRAFT_HATCH, edgecolor="white", label="draft q", zorder=2)
+            roles = palette.ROLES
+            self.target_bars = rows.bar(positions - _OFFSET, zeros, _BAR_WIDTH, **role_style("target"),
+                                        label=roles["target"].label, zorder=2)
+            self.draft_bars = rows.bar(positions + _OFFSET, zeros, _BAR_WIDTH, **role_style("draft"),
+                                       edgecolor="white", label=roles["draft"].label, zorder=2)
+            # See-through, so that the p and q bars show under the overlap.
             self.overlap_bars = rows.bar(positions, zeros, 2 * _BAR_WIDTH + 0.04,
-                                         facecolor=(*to_rgb(palette.ACCEPTED), 0.3), hatch=OVERLAP_HATCH,
+                                         **{**role_style("accepted"), "facecolor": (*to_rgb(palette.ACCEPTED), 0.3)},
                                          edgecolor=palette.ACCEPTED, linewidth=1.5,
-                                         label="overlap min(p, q)", zorder=3)
+                                         label=roles["accepted"].labelled("overlap\nmin(p, q)"), zorder=3)
             rows.set_ylabel("probability")
             self.rows_legend = rows.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
             rows.set_title("p, q and overlap min(p, q)", loc="left", y=1.0)
             self.rows_title = rows.set_title(" ", loc="right", y=1.0)
 
-            self.excess_bars = residual.bar(positions - _OFFSET, zeros, _BAR_WIDTH, color=palette.RESAMPLED,
-                                            label="max(0, p − q)", zorder=2)
-            self.residual_bars = residual.bar(positions + _OFFSET, zeros, _BAR_WIDTH, facecolor="white",
-                                              edgecolor=palette.RESAMPLED, hatch=RESIDUAL_HATCH,
-                                              linewidth=1.2, label="residual r\n(normalised)",
+            self.excess_bars = residual.bar(positions - _OFFSET, zeros, _BAR_WIDTH, **role_style("resampled"),
+                                            edgecolor="white", label=roles["resampled"].labelled("\nmax(0, p − q)"),
+                                            zorder=2)
+            self.residual_bars = residual.bar(positions + _OFFSET, zeros, _BAR_WIDTH,
+                                              **{**role_style("resampled"), "facecolor": "white"},
+                                              edgecolor=palette.RESAMPLED, linewidth=1.2,
+                                              label=roles["resampled"].labelled("\nresidual r\n(normalised)"),
                                               zorder=2)
             residual.set_ylabel("probability")
             residual.set_xlabel("token")
@@ -126,7 +124,7 @@ class OneTokenFigure:
                         self.residual_axes.yaxis],
         )
 
-    def draw(self, target, draft, residual, labels, alpha, note: str = "") -> None:
+    def update(self, target, draft, residual, labels, alpha, note: str = "") -> None:
         """Show normalised rows p and q, their overlap and the residual.
 
         Parameters
@@ -180,7 +178,8 @@ class OneTokenFigure:
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only what changed since the last call."""
-        return self.fast.png()
+        with styled():
+            return self.fast.png()
 
     def _set_vocabulary(self, labels: list[str]) -> None:
         vocab = len(labels)

@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import palette
+from .canvas import new_figure, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
-from .canvas import new_figure, styled
-
-#: Hatching of the two kinds of outcome, so the bars differ by more than colour.
-STOPPED_HATCH = "//"
-BONUS_HATCH = ".."
 
 #: Ticks of the logarithmic speedup axis.
 SPEEDUP_TICKS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16)
@@ -49,6 +44,8 @@ class SpeedupFigure:
         self.max_gamma = max_gamma
         gammas = np.arange(max_gamma + 1)
         gamma_range = (-0.5, max_gamma + 0.5)
+        chosen_style = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
+                            markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
         with styled():
             self.figure = new_figure(10.0, 3.7)
             counts_axes, tokens_axes, speed_axes = self.figure.subplots(1, 3)
@@ -61,10 +58,8 @@ class SpeedupFigure:
             counts_axes.set(title="How many tokens one step yields", xlabel="tokens from one step, k",
                             ylabel="P(N = k)", ylim=(0, 1.05), xlim=(0.4, max_gamma + 1.6))
             counts_axes.legend(handles=[
-                Patch(facecolor=palette.RESAMPLED, hatch=STOPPED_HATCH, edgecolor=palette.HIGHLIGHT,
-                      label="k ≤ γ: a rejection"),
-                Patch(facecolor=palette.BONUS, hatch=BONUS_HATCH, edgecolor=palette.HIGHLIGHT,
-                      label="k = γ+1: all accepted"),
+                role_patch("resampled", "k ≤ γ, a rejection", edgecolor=palette.HIGHLIGHT),
+                role_patch("bonus", "k = γ+1, all accepted", edgecolor=palette.HIGHLIGHT),
                 Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", label="mean E[N]"),
             ], loc="upper right", fontsize=9)
 
@@ -72,9 +67,7 @@ class SpeedupFigure:
                              label="γ + 1: every draft accepted")
             (self.expected_line,) = tokens_axes.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
                                                      marker=".", label="E[N] at this α")
-            (self.tokens_marker,) = tokens_axes.plot([0], [1], linestyle="none", marker="o", markersize=11,
-                                                     markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
-                                                     markeredgewidth=2, label="chosen γ")
+            (self.tokens_marker,) = tokens_axes.plot([0], [1], **chosen_style)
             tokens_axes.set(title="Expected tokens per step", xlabel="draft length γ",
                             ylabel="E[N], tokens per step", xlim=gamma_range, ylim=(0, max_gamma + 2.5))
             tokens_axes.legend(loc="upper left")
@@ -83,9 +76,7 @@ class SpeedupFigure:
                                label="1× (plain decoding)")
             (self.speedup_line,) = speed_axes.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
                                                    marker=".", label="speedup")
-            (self.speed_marker,) = speed_axes.plot([0], [1], linestyle="none", marker="o", markersize=11,
-                                                   markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
-                                                   markeredgewidth=2, label="chosen γ")
+            (self.speed_marker,) = speed_axes.plot([0], [1], **chosen_style)
             (self.best_marker,) = speed_axes.plot([1], [1], linestyle="none", marker="*", markersize=15,
                                                   color=palette.HIGHLIGHT, label="best γ")
             self.best_marker.set_gid("best-gamma")
@@ -98,7 +89,7 @@ class SpeedupFigure:
             speed_axes.set(title="Speedup over plain decoding", xlabel="draft length γ",
                            ylabel="speedup (×, log scale)", xlim=gamma_range, ylim=(0.04, 100))
             speed_axes.legend(loc="upper left", fontsize=9)
-        self._fast = FastRedraw(self.figure, [
+        self.fast = FastRedraw(self.figure, [
             *self.bars, self.mean_line, self.expected_line, self.tokens_marker,
             self.speedup_line, self.speed_marker, self.best_marker, self.best_label,
         ])
@@ -112,9 +103,7 @@ class SpeedupFigure:
             visible = k <= gamma + 1
             bar.set_visible(visible)
             bar.set_height(token_counts[k - 1] if visible else 0.0)
-            is_bonus = k == gamma + 1
-            bar.set_facecolor(palette.BONUS if is_bonus else palette.RESAMPLED)
-            bar.set_hatch(BONUS_HATCH if is_bonus else STOPPED_HATCH)
+            bar.set(**role_style("bonus" if k == gamma + 1 else "resampled"))
         mean = float(np.dot(np.arange(1, gamma + 2), token_counts))
         self.mean_line.set_xdata([mean, mean])
 
@@ -138,4 +127,4 @@ class SpeedupFigure:
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the data (the axes never change)."""
         with styled():
-            return self._fast.png()
+            return self.fast.png()

@@ -18,15 +18,14 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from .. import palette
+from .canvas import new_figure, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
-from .canvas import new_figure, styled
 
 #: Draft orders shown on the left panel.
 DRAFT_ORDERS = (1, 2, 3, 4)
 
-#: Hatching: α bars (overlap of p and q, the mass that accepts) and the theory bars.
-ALPHA_HATCH = "//"
-THEORY_HATCH = "xx"
+#: Hatching of the theory bars (grey, and unlike every role's hatch: a prediction, not a role).
+THEORY_HATCH = "oo"
 
 _QUANTITIES = ("characters per\ntarget call", "speedup\nat cost ratio c")
 
@@ -55,8 +54,7 @@ class RealTextFigure:
 
         with styled():
             self.alpha_bars = alpha_axes.bar(DRAFT_ORDERS, np.zeros(len(DRAFT_ORDERS)), width=0.7,
-                                             color=palette.ACCEPTED, hatch=ALPHA_HATCH,
-                                             edgecolor=palette.HIGHLIGHT, linewidth=0.6)
+                                             **role_style("accepted"), edgecolor=palette.HIGHLIGHT, linewidth=0.6)
             (self.measured_marker,) = alpha_axes.plot([2.5, 3.5], [0, 0], color=palette.HIGHLIGHT, linewidth=3,
                                                       linestyle=(0, (1.5, 0.8)), label="measured in this run")
             self.alpha_labels = [alpha_axes.text(order, 0, "", ha="center", va="bottom") for order in DRAFT_ORDERS]
@@ -64,8 +62,7 @@ class RealTextFigure:
                            ylabel="acceptance rate α", ylim=(0, 1.12), xlim=(0.4, 4.6))
             self.alpha_title = alpha_axes.set_title("")
             alpha_axes.legend(handles=[
-                Patch(facecolor=palette.ACCEPTED, hatch=ALPHA_HATCH, edgecolor=palette.HIGHLIGHT,
-                      label="α over corpus contexts"),
+                role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
                 Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
                 self.measured_marker,
             ], loc="upper left", fontsize=9)
@@ -86,7 +83,7 @@ class RealTextFigure:
             self.gain_axes.set_xticklabels(_QUANTITIES)
             self.gain_title = gain_axes.set_title("")
             gain_axes.legend(loc="upper right", fontsize=9)
-        self._fast = FastRedraw(
+        self.fast = FastRedraw(
             self.figure,
             changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.measured_bars,
                       *self.predicted_bars, self.break_even, self.ceiling, self.gain_title],
@@ -108,7 +105,7 @@ class RealTextFigure:
         title = f"α of each draft against the {target_order}-gram target"
         if self.alpha_title.get_text() != title:  # a still part: redraw everything, rarely
             self.alpha_title.set_text(title)
-            self._fast.invalidate()
+            self.fast.invalidate()
 
         values = (*measured, *predicted)
         for bar, value in zip((*self.measured_bars, *self.predicted_bars), values):
@@ -116,11 +113,11 @@ class RealTextFigure:
         top = next((top for top in GAIN_TOPS if top >= (gamma + 1) / 0.62), GAIN_TOPS[-1])
         if self.gain_axes.get_ylim()[1] != top:
             self.gain_axes.set_ylim(0, top)
-            self._fast.invalidate()
+            self.fast.invalidate()
         self.ceiling.set_ydata([gamma + 1, gamma + 1])
         self.gain_title.set_text(f"γ = {gamma}, c = {c:g}: measured against theory")
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the bars, markers, labels and titles when it can."""
         with styled():
-            return self._fast.png()
+            return self.fast.png()

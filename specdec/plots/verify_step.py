@@ -1,7 +1,7 @@
 """The picture of one verify step, draw by draw.
 
-A `StepTrace` records every random draw of a step. `frame_at` says what the first k draws have
-revealed (which tokens are out, which draft tokens passed, what is drawn next), and
+A `StepTrace` records every random draw of a step. `specdec.narrate.frame_at` says what the first
+k draws have revealed (which tokens are out, which draft tokens passed, what is drawn next), and
 `VerifyStepFigure` draws that frame in four panels:
 
 1. the rows at the position under test: target pᵢ and draft qᵢ, with the drafted token xᵢ marked;
@@ -18,8 +18,6 @@ appended to the context and the next step would start from there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.lines import Line2D
@@ -28,108 +26,14 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 from matplotlib.transforms import offset_copy
 
 from .. import palette
-from ..core import PositionTrace, StepTrace
+from ..core import StepTrace
+from ..narrate import StepFrame, subscript
+from .canvas import new_figure, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
-from .canvas import new_figure, styled
-from .one_token import DRAFT_HATCH, RESIDUAL_HATCH, nice_top
+from .one_token import nice_top
 
-#: Hatching of each token origin, so that colour is never the only cue.
-ORIGIN_HATCHES = {"accepted": "", "resampled": "//", "bonus": ".."}
 #: A mark after a draft proposal's label, for each verdict.
 VERDICT_MARKS = {"accepted": " ✓", "rejected": " ✗", "pending": "", "discarded": ""}
-
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def subscript(number: int) -> str:
-    """The digits of `number` as Unicode subscripts: ``subscript(12) == "₁₂"``."""
-    return str(number).translate(_SUBSCRIPTS)
-
-
-@dataclass(frozen=True)
-class StepFrame:
-    """What the first `draws` random draws of a step have revealed."""
-
-    draws: int
-    """How many draws are shown, 0 … `total`."""
-    total: int
-    """How many draws the whole step makes: one per visited position, plus one for a bonus."""
-    focus: int | None
-    """The draft position whose rows are shown; None when γ = 0 (there are none)."""
-    position: PositionTrace | None
-    """The drawn position shown in the test panel; None before its u is drawn."""
-    tokens: list[int]
-    """The tokens emitted so far."""
-    origins: list[str]
-    """Where each emitted token came from: "accepted", "resampled" or "bonus"."""
-    draft_states: list[str]
-    """Per draft token: "pending", "accepted", "rejected", or "discarded" (after a rejection)."""
-    bonus_drawn: bool
-    """Whether the bonus token is among the emitted tokens."""
-    bonus_next: bool
-    """Whether the next draw is the bonus (every draft token has passed)."""
-
-    @property
-    def finished(self) -> bool:
-        return self.draws == self.total
-
-
-def draw_count(trace: StepTrace) -> int:
-    """How many draws `trace` made: one uniform per visited position, plus one for a bonus."""
-    return len(trace.positions) + (1 if trace.all_accepted else 0)
-
-
-def frame_at(trace: StepTrace, draws: int) -> StepFrame:
-    """What a viewer has seen after the first `draws` draws of `trace`.
-
-    Each draw emits exactly one token (an accepted draft token, a resampled token or the bonus),
-    so after k draws the output is ``trace.tokens[:k]``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from specdec import trace_step
-    >>> from specdec.rows import spec_example
-    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
-    >>> frame = frame_at(trace, 2)
-    >>> frame.tokens, frame.draft_states, frame.bonus_next
-    ([0, 1], ['accepted', 'accepted'], True)
-    """
-    total = draw_count(trace)
-    if not 0 <= draws <= total:
-        raise ValueError(f"draws must be in 0 … {total} for this step, got {draws}")
-    visited = len(trace.positions)
-    gamma = trace.gamma
-    shown_positions = min(draws, visited)
-    rejection_shown = shown_positions == visited and visited > 0 and not trace.positions[-1].accepted
-    states = []
-    for index in range(gamma):
-        if index < shown_positions:
-            states.append("accepted" if trace.positions[index].accepted else "rejected")
-        elif rejection_shown:
-            states.append("discarded")
-        else:
-            states.append("pending")
-    if gamma == 0:
-        focus, position = None, None
-    elif draws == 0:
-        focus, position = 0, None
-    else:
-        focus = shown_positions - 1
-        position = trace.positions[focus]
-    bonus_drawn = trace.all_accepted and draws == total
-    return StepFrame(
-        draws=draws,
-        total=total,
-        focus=focus,
-        position=position,
-        tokens=list(trace.tokens[:draws]),
-        origins=list(trace.origins[:draws]),
-        draft_states=states,
-        bonus_drawn=bonus_drawn,
-        bonus_next=trace.all_accepted and draws == visited,
-    )
-
 
 def _step_maxima(trace: StepTrace) -> tuple[float, float]:
     """The tallest bar the step will show in the rows panel, and in the final-draw panel."""
@@ -174,7 +78,7 @@ def _token_ticks(axes, labels: list[str]) -> None:
 
 
 class VerifyStepFigure:
-    """One figure for a verify step, redrawn in place by `draw` for each revealed draw.
+    """One figure for a verify step, redrawn in place by `update` for each revealed draw.
 
     Parameters
     ----------
@@ -187,10 +91,11 @@ class VerifyStepFigure:
     --------
     >>> import numpy as np
     >>> from specdec import trace_step
+    >>> from specdec.narrate import frame_at
     >>> from specdec.rows import spec_example, token_labels
     >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
     >>> picture = VerifyStepFigure()
-    >>> picture.draw(trace, frame_at(trace, 3), token_labels(4))
+    >>> picture.update(trace, frame_at(trace, 3), token_labels(4))
     >>> [text.get_text() for text in picture.output_texts[:3]]
     ['A', 'B', 'A']
     """
@@ -248,17 +153,16 @@ class VerifyStepFigure:
 
     def _make_rows_panel(self) -> list:
         axes = self.rows_axes
-        self.target_bars = _Bars(axes, -0.2, 0.38, facecolor=palette.TARGET, edgecolor="none")
-        self.draft_bars = _Bars(axes, 0.2, 0.38, facecolor=palette.DRAFT, edgecolor="white",
-                                hatch=DRAFT_HATCH, linewidth=0)
+        self.target_bars = _Bars(axes, -0.2, 0.38, **role_style("target"), edgecolor="none")
+        self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
         self.drafted_marker, self.drafted_text = self._token_marker(axes)
         axes.set_title("target pᵢ and draft qᵢ at the position under test", loc="left", y=1.0)
         self.rows_title = axes.set_title(" ", loc="right", y=1.0)
         axes.set_ylabel("probability")
         self.rows_note = self._note(axes)
         self._legend(axes, [
-            Patch(facecolor=palette.TARGET, label="target pᵢ"),
-            Patch(facecolor=palette.DRAFT, hatch=DRAFT_HATCH, edgecolor="white", label="draft qᵢ"),
+            role_patch("target", "row pᵢ"),
+            role_patch("draft", "row qᵢ"),
             Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none", markersize=9,
                    label="drafted token xᵢ"),
         ])
@@ -268,10 +172,10 @@ class VerifyStepFigure:
 
     def _make_test_panel(self) -> list:
         axes = self.test_axes
-        self.accept_zone = Rectangle((0, 0.2), 0, 0.6, facecolor=palette.ACCEPTED, alpha=0.35,
-                                     hatch="//", edgecolor=palette.ACCEPTED, zorder=2)
-        self.reject_zone = Rectangle((0, 0.2), 0, 0.6, facecolor=palette.RESAMPLED, alpha=0.2,
-                                     hatch="\\\\", edgecolor=palette.RESAMPLED, zorder=2)
+        zones = {name: dict(**role_style(name), edgecolor=palette.ROLES[name].colour, alpha=alpha)
+                 for name, alpha in (("accept zone", 0.35), ("reject zone", 0.2))}
+        self.accept_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["accept zone"])
+        self.reject_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["reject zone"])
         for zone in (self.accept_zone, self.reject_zone):
             axes.add_patch(zone)
         self.threshold_line = Line2D([], [], color=palette.HIGHLIGHT, linewidth=2, zorder=3)
@@ -290,10 +194,8 @@ class VerifyStepFigure:
         self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
         self.test_note = self._note(axes)
         self._legend(axes, [
-            Patch(facecolor=palette.ACCEPTED, alpha=0.35, hatch="//", edgecolor=palette.ACCEPTED,
-                  label="accept zone"),
-            Patch(facecolor=palette.RESAMPLED, alpha=0.2, hatch="\\\\", edgecolor=palette.RESAMPLED,
-                  label="reject zone"),
+            role_patch("accept zone", **zones["accept zone"]),
+            role_patch("reject zone", **zones["reject zone"]),
             Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", marker="^", label="u"),
         ])
         return [self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line,
@@ -301,8 +203,7 @@ class VerifyStepFigure:
 
     def _make_draw_panel(self) -> list:
         axes = self.draw_axes
-        self.draw_bars = _Bars(axes, 0.0, 0.7, facecolor=palette.RESAMPLED, edgecolor="white",
-                               hatch=RESIDUAL_HATCH, linewidth=0)
+        self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
         self.drawn_marker, self.drawn_text = self._token_marker(axes)
         axes.set_title("where the step's last token is drawn from", loc="left", y=1.0)
         self.draw_title = axes.set_title(" ", loc="right", y=1.0)
@@ -310,10 +211,8 @@ class VerifyStepFigure:
         axes.set_xlabel("token")
         self.draw_note = self._note(axes)
         self._legend(axes, [
-            Patch(facecolor=palette.RESAMPLED, hatch=RESIDUAL_HATCH, edgecolor="white",
-                  label="residual rᵢ\n(after a rejection)"),
-            Patch(facecolor=palette.BONUS, hatch=ORIGIN_HATCHES["bonus"], edgecolor="white",
-                  label="bonus row pᵧ"),
+            role_patch("resampled", "from the\nresidual rᵢ"),
+            role_patch("bonus", "from the\nlast row pᵧ"),
             Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none", markersize=9,
                    label="token drawn"),
         ])
@@ -344,10 +243,9 @@ class VerifyStepFigure:
         for side in ("top", "right", "left"):
             axes.spines[side].set_visible(False)
         self._legend(axes, [
-            Patch(facecolor=palette.ACCEPTED, hatch=ORIGIN_HATCHES["accepted"], edgecolor="white", label="accepted"),
-            Patch(facecolor=palette.RESAMPLED, hatch=ORIGIN_HATCHES["resampled"], edgecolor="white", label="resampled"),
-            Patch(facecolor=palette.BONUS, hatch=ORIGIN_HATCHES["bonus"], edgecolor="white", label="bonus"),
-            Patch(facecolor="white", edgecolor=palette.DRAFT, linestyle="--", label="draft proposal"),
+            *(role_patch(origin) for origin in ("accepted", "resampled", "bonus")),
+            Patch(facecolor="white", edgecolor=palette.DRAFT, linestyle="--",
+                  label=palette.ROLES["draft"].labelled("proposal")),
         ])
         return [*self.draft_boxes, *self.draft_texts, *self.output_boxes, *self.output_texts,
                 self.focus_marker, self.sequence_title]
@@ -356,9 +254,10 @@ class VerifyStepFigure:
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only what changed since the last call."""
-        return self.fast.png()
+        with styled():
+            return self.fast.png()
 
-    def draw(self, trace: StepTrace, frame: StepFrame, labels: list[str]) -> None:
+    def update(self, trace: StepTrace, frame: StepFrame, labels: list[str]) -> None:
         """Show `frame` of `trace`, naming tokens with `labels`."""
         if trace.gamma > self.max_gamma:
             raise ValueError(f"this figure has room for γ <= {self.max_gamma} draft tokens, got γ = {trace.gamma}")
@@ -449,7 +348,7 @@ class VerifyStepFigure:
         marked = None
         note = ""
         heights: np.ndarray | list = []
-        colour, hatch = palette.RESAMPLED, RESIDUAL_HATCH
+        role = "resampled"
         if position is not None and not position.accepted:
             heights = position.residual
             token = position.resampled_token
@@ -457,7 +356,7 @@ class VerifyStepFigure:
             self.draw_title.set_text(f"r{subscript(position.index)} → {labels[token]}")
         elif frame.bonus_drawn or frame.bonus_next or (gamma == 0):
             heights = trace.target_probs[gamma]
-            colour, hatch = palette.BONUS, ORIGIN_HATCHES["bonus"]
+            role = "bonus"
             if frame.bonus_drawn:
                 token = trace.bonus_token
                 marked = (token, heights[token], labels[token])
@@ -471,8 +370,7 @@ class VerifyStepFigure:
         else:
             self.draw_title.set_text("")
             note = "accepted: nothing to redraw"
-        self.draw_bars.collection.set_facecolor(colour)
-        self.draw_bars.collection.set_hatch(hatch)
+        self.draw_bars.collection.set(**role_style(role))
         self.draw_bars.set(heights)
         self._marked_draw = marked
         self._show_note(self.draw_note, note)
@@ -503,9 +401,7 @@ class VerifyStepFigure:
             text.set_visible(shown)
             if shown:
                 origin = frame.origins[index]
-                box.set_facecolor(palette.ORIGIN_COLOURS[origin])
-                box.set_edgecolor("white")
-                box.set_hatch(ORIGIN_HATCHES[origin])
+                box.set(**role_style(origin), edgecolor="white")
                 box.set_linestyle("-")
                 text.set_text(labels[frame.tokens[index]])
                 text.set_color("white")

@@ -2,14 +2,16 @@
 
 Each explorer is a function that returns one `Explorer` widget: controls, one matplotlib figure shown
 as a PNG image and redrawn in place, and a text readout beside it. Tests drive the controls through
-``explorer.controls`` and read what the view shows through ``explorer.shown``.
+``explorer.controls`` and read what the view shows through ``explorer.shown``. How to add one:
+``specdec/widgets/README.md``.
 """
 
 from .explorer import Explorer
-from .divergence import divergence_explorer, temperature_explorer
+from .divergence import divergence_explorer
 from .monte_carlo import derivation_explorer, monte_carlo_explorer
 from .one_token import one_token_explorer
 from .speedup import speedup_explorer
+from .temperature import temperature_explorer
 from .text import coloured_text_html, text_explorer
 from .verify_step import verify_step_explorer
 

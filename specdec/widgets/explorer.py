@@ -1,4 +1,7 @@
-"""The frame every explorer shares: controls, a figure redrawn in place, and a text readout."""
+"""The frame every explorer shares: controls, a figure redrawn in place, and a text readout.
+
+How to write an explorer with it is in ``specdec/widgets/README.md``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,9 @@ from contextlib import contextmanager
 from typing import Callable
 
 import ipywidgets as widgets
-from matplotlib.figure import Figure
 
-from ..plots import png_bytes
+#: The style of every control: the description is shown in full, never cut to a fixed width.
+LABEL_STYLE = {"description_width": "initial"}
 
 
 class Explorer(widgets.VBox):
@@ -22,14 +25,13 @@ class Explorer(widgets.VBox):
         The explorer's inputs, by a short name that tests use (``explorer.controls["gamma"]``).
     control_rows : list of list of Widget
         How to lay the controls out; each inner list is one row.
-    figure : matplotlib.figure.Figure
-        The one figure the explorer owns. `redraw` updates its artists; it is never rebuilt.
+    picture : figure object from `specdec.plots`
+        It has ``figure`` (the one matplotlib figure the explorer owns, never rebuilt) and ``png()``
+        (the figure as PNG bytes, redrawing only what changed: `specdec.plots.fast_redraw`).
     redraw : callable returning dict
-        Called after any change; it updates `figure` and returns what the view shows: a dict with
-        the key ``"readout"`` (HTML for the text panel) and any numbers tests should compare.
-    render : callable returning bytes, optional
-        Turns `figure` into PNG bytes after `redraw`; by default `specdec.plots.png_bytes`. An
-        explorer passes `specdec.plots.fast_redraw.FastRedraw.png` to redraw only the artists that change.
+        Called after any change; it reads the controls, computes with the math modules, calls the
+        picture's ``update`` and returns what the view shows: a dict with the key ``"readout"``
+        (HTML for the text panel) and any numbers tests should compare.
 
     Attributes
     ----------
@@ -37,14 +39,16 @@ class Explorer(widgets.VBox):
         What `redraw` last returned: the numbers and text on screen right now.
     image, readout : ipywidgets.Image, ipywidgets.HTML
         The picture and the text beside it.
+    figure : matplotlib.figure.Figure
+        ``picture.figure``.
     """
 
-    def __init__(self, title: str, controls: dict, control_rows: list, figure: Figure,
-                 redraw: Callable[[], dict], render: Callable[[], bytes] | None = None, **kwargs):
+    def __init__(self, title: str, controls: dict, control_rows: list, picture,
+                 redraw: Callable[[], dict], **kwargs):
         self.controls = controls
-        self.figure = figure
+        self.picture = picture
+        self.figure = picture.figure
         self._redraw = redraw
-        self._render = render if render is not None else lambda: png_bytes(figure)
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto", flex="0 1 auto"))
         self.readout = widgets.HTML(layout=widgets.Layout(min_width="16em", max_width="24em", padding="0 0 0 1em"))
         self.shown: dict = {}
@@ -80,7 +84,7 @@ class Explorer(widgets.VBox):
             return
         shown = self._redraw()
         self.readout.value = shown["readout"]
-        self.image.value = self._render()
+        self.image.value = self.picture.png()
         # The first render lays the figure out (constrained layout); later renders keep that layout,
         # which halves the cost of each update and stops the axes from jumping as values change.
         # None rather than "none": savefig draws a figure twice while it has any layout engine.

@@ -28,7 +28,7 @@ from ..output_law import position_law, reach_probabilities, token_count_law
 from ..plots.monte_carlo import DerivationFigure, MonteCarloFigure
 from ..rows import spec_example, token_labels
 from ..sampling import sample_steps
-from .explorer import Explorer
+from .explorer import LABEL_STYLE, Explorer
 
 #: The largest number of steps the explorer samples, and the range of its log slider.
 MAX_STEPS = 1_000_000
@@ -48,10 +48,9 @@ RULE_LABELS = {
     "drop_bonus_token": "broken: drop the bonus token",
     "one_uniform_for_all": "broken: one uniform for every position",
     "greedy_draft": "broken: greedy draft, q in the ratio",
+    "unprocessed_draft_in_ratio": "broken: draft sampled at T = 0.5, raw q in the ratio",
     "swapped_roles": "broken: p and q swapped",
 }
-
-_LABEL_STYLE = {"description_width": "initial"}
 _SLIDER_LAYOUT = widgets.Layout(width="26em")
 
 
@@ -87,7 +86,7 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
     if not 2 <= p.size <= MAX_DERIVATION_VOCAB:
         raise ValueError(f"target must have 2 … {MAX_DERIVATION_VOCAB} tokens for the sliders, got {p.size}")
     labels = token_labels(p.size)
-    slider = dict(min=0.0, max=1.0, step=0.01, readout_format=".2f", style=_LABEL_STYLE,
+    slider = dict(min=0.0, max=1.0, step=0.01, readout_format=".2f", style=LABEL_STYLE,
                   layout=widgets.Layout(width="17em"))
     controls = {}
     for name, values, model in (("p", p, "target"), ("q", q, "draft")):
@@ -109,8 +108,7 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
         return shown
 
     rows = [[controls[f"p{i}"] for i in range(len(labels))], [controls[f"q{i}"] for i in range(len(labels))]]
-    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture.figure, redraw,
-                        render=picture.png)
+    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture, redraw)
     explorer.observe_controls()
     return explorer
 
@@ -176,14 +174,14 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
     labels = token_labels(target.shape[1])
     controls = {
         "rule": widgets.Dropdown(options=[(label, name) for name, label in RULE_LABELS.items()], value=rule,
-                                 description="verify rule", style=_LABEL_STYLE, layout=widgets.Layout(width="30em")),
+                                 description="verify rule", style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
         "n": widgets.FloatLogSlider(value=n, base=10, min=2, max=6, step=0.25, description="steps n",
-                                    readout_format=",.0f", continuous_update=False, style=_LABEL_STYLE,
+                                    readout_format=",.0f", continuous_update=False, style=LABEL_STYLE,
                                     layout=_SLIDER_LAYOUT),
         "position": widgets.IntSlider(value=0, min=0, max=gamma, description="output position i",
-                                      style=_LABEL_STYLE),
+                                      style=LABEL_STYLE),
         "seed": widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="seed", continuous_update=False,
-                                  style=_LABEL_STYLE),
+                                  style=LABEL_STYLE),
     }
     picture = MonteCarloFigure(labels, gamma)
     runs = _Runs(target, draft)
@@ -218,7 +216,7 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
 
     explorer = Explorer("A million verify steps against the exact law", controls,
                         [[controls["rule"]], [controls["n"], controls["position"], controls["seed"]]],
-                        picture.figure, redraw, render=picture.png)
+                        picture, redraw)
     explorer.observe_controls("n", "position", "seed")
 
     def on_rule(_change) -> None:
@@ -335,7 +333,7 @@ class _Run:
 def _monte_carlo_readout(shown: dict, gamma: int) -> str:
     rule = shown["rule"]
     if rule == "correct":
-        about = "<p>The rule of SPEC: accept with min(1, p/q), resample from the residual, add a bonus.</p>"
+        about = "<p>The correct rule: accept with min(1, p/q), resample from the residual, add a bonus.</p>"
     else:
         broken = BROKEN_RULES[rule]
         about = (f"<p><b>The mistake:</b> {html.escape(broken.mistake)}<br>"

@@ -11,7 +11,7 @@ that it needs some mass.
 
 Presets fill the visible sliders:
 
-- "SPEC's example": p = (0.5, 0.3, 0.2, 0), q uniform over V = 4 (α = 0.7);
+- "the worked example": p = (0.5, 0.3, 0.2, 0), q uniform over V = 4 (α = 0.7);
 - "identical": q takes p's weights (α = 1, nothing is ever rejected);
 - "disjoint": p spreads over the first half of the tokens, q over the rest (α = 0);
 - "random": ``p, q = rows[0], draft[0]`` with
@@ -32,7 +32,7 @@ from ..core import acceptance_rate, expected_tokens, residual_distribution
 from ..plots.one_token import OneTokenFigure
 from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from .explorer import Explorer
+from .explorer import LABEL_STYLE, Explorer
 
 #: The vocabulary sizes the explorer offers.
 MIN_VOCAB, MAX_VOCAB = 2, 12
@@ -40,8 +40,6 @@ MIN_VOCAB, MAX_VOCAB = 2, 12
 WEIGHT_STEP = 0.01
 #: The weight of p and of q that a token starts with when a larger V first brings it in.
 NEW_TOKEN_WEIGHT = 0.1
-
-_LABEL_STYLE = {"description_width": "initial"}
 
 
 def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], gamma: int = 4,
@@ -52,7 +50,7 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
     ----------
     target, draft : sequence of 2 … 12 weights in [0, 1]
         Initial raw weights of p and q (same length V); each row is normalised before use.
-        Default: SPEC's example, p = (0.5, 0.3, 0.2, 0) and q uniform.
+        Default: the worked example, p = (0.5, 0.3, 0.2, 0) and q uniform.
     gamma : int in 0 … 8
         The draft length at which the readout gives the expected tokens per step.
     closeness : float in [0, 1]
@@ -64,7 +62,7 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
     -------
     Explorer
         ``controls`` holds "vocab", "gamma", "closeness", "seed", one weight slider per token and
-        row ("p A", "q A", …, "p L", "q L") and the preset buttons ("SPEC's example", "identical",
+        row ("p A", "q A", …, "p L", "q L") and the preset buttons ("worked example", "identical",
         "disjoint", "random"). ``shown`` holds the normalised rows and every number in the readout.
 
     Examples
@@ -76,7 +74,120 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
     >>> explorer.shown["alpha"]
     1.0
     """
-    return _OneTokenExplorer(target, draft, gamma, closeness, seed).explorer
+    target = _checked_weights(target, "target")
+    draft = _checked_weights(draft, "draft")
+    validation.same_vocabulary(target, "target", draft, "draft")
+    gamma = validation.count(gamma, "gamma", 0, 8)
+    closeness = validation.probability(closeness, "closeness")
+    seed = validation.count(seed, "seed", 0, 999)
+    all_labels = token_labels(MAX_VOCAB)
+
+    controls = {
+        "vocab": widgets.IntSlider(value=target.size, min=MIN_VOCAB, max=MAX_VOCAB,
+                                   description="number of tokens V", style=LABEL_STYLE),
+        "gamma": widgets.IntSlider(value=gamma, min=0, max=8, description="draft length γ (for expected tokens)",
+                                   style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
+        "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
+                                         description="random preset: closeness of q to p",
+                                         style=LABEL_STYLE, layout=widgets.Layout(width="32em")),
+        "seed": widgets.IntSlider(value=seed, min=0, max=999, description="random preset: seed",
+                                  style=LABEL_STYLE, layout=widgets.Layout(width="28em")),
+    }
+    weights = {"p": [], "q": []}  # the weight sliders of each row, one per token
+    normalised = {"p": [], "q": []}  # the normalised weight shown beside each slider
+    weight_lines = []  # per row, the slider-and-value lines, hidden beyond V
+    columns = []
+    # One layout and one style shared by all 24 weight sliders (and one by their labels): the
+    # notebook stores each widget model once, so sharing keeps the saved notebook small.
+    slider_layout, slider_style = widgets.Layout(width="17em"), widgets.SliderStyle(description_width="initial")
+    label_layout, label_style = widgets.Layout(width="5em"), HTMLStyle()
+    for row, role, initial in (("p", palette.ROLES["target"], target), ("q", palette.ROLES["draft"], draft)):
+        lines = [widgets.HTML(f"<b style='color:{role.colour}'>{role.label}</b>: raw weight → normalised")]
+        for index, label in enumerate(all_labels):
+            value = float(initial[index]) if index < initial.size else NEW_TOKEN_WEIGHT
+            slider = widgets.FloatSlider(value=value, min=0, max=1, step=WEIGHT_STEP, readout_format=".2f",
+                                         description=f"{row}({label})", style=slider_style, layout=slider_layout)
+            shown_value = widgets.HTML(layout=label_layout, style=label_style)
+            weights[row].append(slider)
+            normalised[row].append(shown_value)
+            controls[f"{row} {label}"] = slider
+            lines.append(widgets.HBox([slider, shown_value]))
+        weight_lines.append(lines[1:])
+        columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0 2em 0 0")))
+    button_layout = widgets.Layout(width="auto")  # wide enough for each label
+    presets = {
+        name: widgets.Button(description=description, tooltip=tooltip, layout=button_layout)
+        for name, description, tooltip in (
+            ("worked example", "the worked example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4"),
+            ("identical", "identical (q = p)", "q takes p's weights"),
+            ("disjoint", "disjoint support", "p and q share no token"),
+            ("random", "random (seed, closeness)", "seeded Dirichlet rows"),
+        )
+    }
+    controls.update(presets)
+    picture = OneTokenFigure(max_vocab=MAX_VOCAB)
+
+    def redraw() -> dict:
+        vocab = controls["vocab"].value
+        labels = all_labels[:vocab]
+        for lines in weight_lines:
+            for index, line in enumerate(lines):
+                display = None if index < vocab else "none"
+                if line.layout.display != display:
+                    line.layout.display = display
+        rows, missing = {}, []
+        for row in ("p", "q"):
+            row_weights = np.array([slider.value for slider in weights[row][:vocab]])
+            total = row_weights.sum()
+            rows[row] = row_weights / total if total > 0 else None
+            if rows[row] is None:
+                missing.append(row)
+            for index, label in enumerate(normalised[row][:vocab]):
+                text = "→ —" if rows[row] is None else f"→ {rows[row][index]:.3f}"
+                if label.value != text:
+                    label.value = text
+        return _shown(rows["p"], rows["q"], missing, labels, controls["gamma"].value, picture)
+
+    explorer = Explorer(
+        "One token: the acceptance rule and the residual",
+        controls,
+        [[controls["vocab"], controls["gamma"]], list(presets.values()), [controls["closeness"], controls["seed"]],
+         [widgets.HBox(columns)]],
+        picture,
+        redraw,
+    )
+
+    def set_rows(p_values=None, q_values=None) -> None:
+        with explorer.batch():
+            for row, values in (("p", p_values), ("q", q_values)):
+                for slider, value in zip(weights[row], values if values is not None else []):
+                    slider.value = float(value)
+
+    def apply_worked_example(_button) -> None:
+        with explorer.batch():
+            controls["vocab"].value = len(SPEC_TARGET_PROBS[0])
+            set_rows(SPEC_TARGET_PROBS[0], SPEC_DRAFT_PROBS[0])
+
+    def apply_disjoint(_button) -> None:
+        vocab = controls["vocab"].value
+        half = (vocab + 1) // 2
+        set_rows([1.0] * half + [0.0] * (vocab - half), [0.0] * half + [1.0] * (vocab - half))
+
+    def apply_random(*_ignored) -> None:
+        rng = np.random.default_rng(controls["seed"].value)
+        p_rows, q_rows = random_rows(1, controls["vocab"].value, controls["closeness"].value, rng)
+        set_rows(_slider_weights(p_rows[0]), _slider_weights(q_rows[0]))
+
+    explorer.observe_controls(*(name for name, control in controls.items()
+                                if name not in ("closeness", "seed") and not isinstance(control, widgets.Button)))
+    controls["closeness"].observe(apply_random, names="value")
+    controls["seed"].observe(apply_random, names="value")
+    presets["worked example"].on_click(apply_worked_example)
+    presets["identical"].on_click(
+        lambda _button: set_rows(q_values=[slider.value for slider in weights["p"][: controls["vocab"].value]]))
+    presets["disjoint"].on_click(apply_disjoint)
+    presets["random"].on_click(apply_random)
+    return explorer
 
 
 def _checked_weights(values, name: str) -> np.ndarray:
@@ -89,172 +200,37 @@ def _checked_weights(values, name: str) -> np.ndarray:
     return weights
 
 
-class _OneTokenExplorer:
-    """Widgets, figure and the logic that ties them; `explorer` is what the caller gets."""
-
-    def __init__(self, target, draft, gamma, closeness, seed):
-        target = _checked_weights(target, "target")
-        draft = _checked_weights(draft, "draft")
-        validation.same_vocabulary(target, "target", draft, "draft")
-        gamma = validation.count(gamma, "gamma", 0, 8)
-        closeness = validation.probability(closeness, "closeness")
-        seed = validation.count(seed, "seed", 0, 999)
-        self.labels = token_labels(MAX_VOCAB)
-
-        self.vocab = widgets.IntSlider(value=target.size, min=MIN_VOCAB, max=MAX_VOCAB,
-                                       description="number of tokens V", style=_LABEL_STYLE)
-        self.gamma = widgets.IntSlider(value=gamma, min=0, max=8, description="draft length γ (for expected tokens)",
-                                       style=_LABEL_STYLE, layout=widgets.Layout(width="30em"))
-        self.closeness = widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
-                                             description="random preset: closeness of q to p",
-                                             style=_LABEL_STYLE, layout=widgets.Layout(width="32em"))
-        self.seed = widgets.IntSlider(value=seed, min=0, max=999, description="random preset: seed",
-                                      style=_LABEL_STYLE, layout=widgets.Layout(width="28em"))
-        button_layout = widgets.Layout(width="auto")  # wide enough for each label
-        self.presets = {
-            name: widgets.Button(description=description, tooltip=tooltip, layout=button_layout)
-            for name, description, tooltip in (
-                ("SPEC's example", "SPEC's example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4"),
-                ("identical", "identical (q = p)", "q takes p's weights"),
-                ("disjoint", "disjoint support", "p and q share no token"),
-                ("random", "random (seed, closeness)", "seeded Dirichlet rows"),
-            )
-        }
-        self.weights = {"p": [], "q": []}
-        self.normalised = {"p": [], "q": []}
-        self.weight_rows = []
-        columns = []
-        # One layout and one style shared by all 24 weight sliders (and one by their labels): the
-        # notebook stores each widget model once, so sharing keeps the saved notebook small.
-        slider_layout, slider_style = widgets.Layout(width="17em"), widgets.SliderStyle(description_width="initial")
-        label_layout, label_style = widgets.Layout(width="5em"), HTMLStyle()
-        for row, heading, colour, initial in (("p", "target p", palette.TARGET, target),
-                                              ("q", "draft q", palette.DRAFT, draft)):
-            lines = [widgets.HTML(f"<b style='color:{colour}'>{heading}</b>: raw weight → normalised")]
-            for index, label in enumerate(self.labels):
-                value = float(initial[index]) if index < initial.size else NEW_TOKEN_WEIGHT
-                slider = widgets.FloatSlider(value=value, min=0, max=1, step=WEIGHT_STEP, readout_format=".2f",
-                                             description=f"{row}({label})", style=slider_style,
-                                             layout=slider_layout)
-                shown = widgets.HTML(layout=label_layout, style=label_style)
-                self.weights[row].append(slider)
-                self.normalised[row].append(shown)
-                lines.append(widgets.HBox([slider, shown]))
-            self.weight_rows.append(lines[1:])
-            columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0 2em 0 0")))
-        sliders_box = widgets.HBox(columns)
-
-        controls = {"vocab": self.vocab, "gamma": self.gamma, "closeness": self.closeness, "seed": self.seed}
-        for row in ("p", "q"):
-            for label, slider in zip(self.labels, self.weights[row]):
-                controls[f"{row} {label}"] = slider
-        controls.update(self.presets)
-
-        self.picture = OneTokenFigure(max_vocab=MAX_VOCAB)
-        self.explorer = Explorer(
-            "One token: the acceptance rule and the residual",
-            controls,
-            [[self.vocab, self.gamma], list(self.presets.values()), [self.closeness, self.seed], [sliders_box]],
-            self.picture.figure,
-            self.view,
-            render=self.picture.png,
+def _shown(target, draft, missing, labels, gamma, picture) -> dict:
+    """Compute every number with the core, update the picture, and say what is shown."""
+    shown = {"vocab": len(labels), "labels": labels, "gamma": gamma, "target": target, "draft": draft,
+             "missing": missing}
+    if missing:
+        names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in missing)
+        note = f"every weight of {names} is 0: raise one of its sliders"
+        picture.update(target, draft, None, labels, None, note=note)
+        shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
+        shown["readout"] = (
+            f"<p><b>{escape(note[0].upper() + note[1:])}.</b></p>"
+            "<p>A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 "
+            "there is nothing to divide, so that row needs some mass before α, TV, KL or the residual "
+            "mean anything.</p>"
         )
-        for name, control in controls.items():
-            if isinstance(control, widgets.Button):
-                continue
-            handler = self._apply_random if name in ("closeness", "seed") else self.explorer.refresh
-            control.observe(handler, names="value")
-        self.presets["SPEC's example"].on_click(lambda _button: self.apply_spec_example())
-        self.presets["identical"].on_click(lambda _button: self.apply_identical())
-        self.presets["disjoint"].on_click(lambda _button: self.apply_disjoint())
-        self.presets["random"].on_click(lambda _button: self._apply_random())
-
-    # --- presets -------------------------------------------------------------------------------
-
-    def apply_spec_example(self) -> None:
-        with self.explorer.batch():
-            self.vocab.value = len(SPEC_TARGET_PROBS[0])
-            self._set_row("p", SPEC_TARGET_PROBS[0])
-            self._set_row("q", SPEC_DRAFT_PROBS[0])
-
-    def apply_identical(self) -> None:
-        with self.explorer.batch():
-            self._set_row("q", [slider.value for slider in self.weights["p"][: self.vocab.value]])
-
-    def apply_disjoint(self) -> None:
-        vocab = self.vocab.value
-        half = (vocab + 1) // 2
-        with self.explorer.batch():
-            self._set_row("p", [1.0] * half + [0.0] * (vocab - half))
-            self._set_row("q", [0.0] * half + [1.0] * (vocab - half))
-
-    def _apply_random(self, *_ignored) -> None:
-        rng = np.random.default_rng(self.seed.value)
-        target, draft = random_rows(1, self.vocab.value, self.closeness.value, rng)
-        with self.explorer.batch():
-            self._set_row("p", _slider_weights(target[0]))
-            self._set_row("q", _slider_weights(draft[0]))
-
-    def _set_row(self, row: str, values) -> None:
-        for slider, value in zip(self.weights[row], values):
-            slider.value = float(value)
-
-    # --- drawing -------------------------------------------------------------------------------
-
-    def view(self) -> dict:
-        """Update the sliders' visibility, the figure and the readout; return what is shown."""
-        vocab = self.vocab.value
-        labels = self.labels[:vocab]
-        for lines in self.weight_rows:
-            for index, line in enumerate(lines):
-                display = None if index < vocab else "none"
-                if line.layout.display != display:
-                    line.layout.display = display
-
-        rows, missing = {}, []
-        for row in ("p", "q"):
-            weights = np.array([slider.value for slider in self.weights[row][:vocab]])
-            total = weights.sum()
-            rows[row] = weights / total if total > 0 else None
-            if rows[row] is None:
-                missing.append(row)
-            for index, label in enumerate(self.normalised[row][:vocab]):
-                text = "→ —" if rows[row] is None else f"→ {rows[row][index]:.3f}"
-                if label.value != text:
-                    label.value = text
-        target, draft = rows["p"], rows["q"]
-        gamma = self.gamma.value
-        shown = {"vocab": vocab, "labels": labels, "gamma": gamma, "target": target, "draft": draft,
-                 "missing": missing}
-
-        if missing:
-            names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in missing)
-            note = f"every weight of {names} is 0: raise one of its sliders"
-            self.picture.draw(target, draft, None, labels, None, note=note)
-            shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
-            shown["readout"] = (
-                f"<p><b>{escape(note[0].upper() + note[1:])}.</b></p>"
-                "<p>A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 "
-                "there is nothing to divide, so that row needs some mass before α, TV, KL or the residual "
-                "mean anything.</p>"
-            )
-            return shown
-
-        alpha = acceptance_rate(target, draft)
-        excess = np.maximum(target - draft, 0.0)
-        residual = residual_distribution(target, draft)
-        has_residual = excess.sum() > 0
-        shown.update(
-            alpha=alpha,
-            tv=tv_distance(target, draft),
-            kl=kl_divergence(target, draft),
-            excess=excess,
-            residual=residual,
-            expected_tokens=expected_tokens(alpha, gamma),
-        )
-        self.picture.draw(target, draft, residual if has_residual else None, labels, alpha)
-        shown["readout"] = _readout(shown, has_residual)
         return shown
+    alpha = acceptance_rate(target, draft)
+    excess = np.maximum(target - draft, 0.0)
+    residual = residual_distribution(target, draft)
+    has_residual = excess.sum() > 0
+    shown.update(
+        alpha=alpha,
+        tv=tv_distance(target, draft),
+        kl=kl_divergence(target, draft),
+        excess=excess,
+        residual=residual,
+        expected_tokens=expected_tokens(alpha, gamma),
+    )
+    picture.update(target, draft, residual if has_residual else None, labels, alpha)
+    shown["readout"] = _readout(shown, has_residual)
+    return shown
 
 
 def _slider_weights(row: np.ndarray) -> list[float]:

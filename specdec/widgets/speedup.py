@@ -13,12 +13,10 @@ from .. import validation
 from ..core import expected_tokens
 from ..plots.speedup import SpeedupFigure
 from ..theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup, token_count_distribution
-from .explorer import Explorer
+from .explorer import LABEL_STYLE, Explorer
 
 #: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
 COST_RANGE = (1, 100)
-
-_LABEL_STYLE = {"description_width": "initial"}
 
 
 def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
@@ -52,11 +50,11 @@ def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
     c = validation.count(c, "c", *COST_RANGE)
     controls = {
         "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
-                                     description="acceptance rate α", style=_LABEL_STYLE),
+                                     description="acceptance rate α", style=LABEL_STYLE),
         "gamma": widgets.IntSlider(value=gamma, min=0, max=DEFAULT_MAX_GAMMA,
-                                   description="draft length γ", style=_LABEL_STYLE),
+                                   description="draft length γ", style=LABEL_STYLE),
         "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
-                               description="cost ratio c (target time / draft time)", style=_LABEL_STYLE,
+                               description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
                                layout=widgets.Layout(width="40em")),
     }
     picture = SpeedupFigure(DEFAULT_MAX_GAMMA)
@@ -84,8 +82,7 @@ def speedup_explorer(alpha=0.8, gamma=4, c=20) -> Explorer:
         return shown
 
     explorer = Explorer("Tokens per step and speedup", controls,
-                        [[controls["alpha"], controls["gamma"]], [controls["c"]]], picture.figure, redraw,
-                        render=picture.png)
+                        [[controls["alpha"], controls["gamma"]], [controls["c"]]], picture, redraw)
     explorer.observe_controls()
     return explorer
 

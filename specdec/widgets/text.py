@@ -30,7 +30,7 @@ from ..text.agreement import mean_acceptance_rate, sample_contexts
 from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..theory import speedup
-from .explorer import Explorer
+from .explorer import LABEL_STYLE, Explorer
 
 #: Orders the sliders offer: a small draft, a larger target.
 DRAFT_ORDER_RANGE = (1, 4)
@@ -56,8 +56,6 @@ ORIGIN_DESCRIPTIONS = {
     "bonus": "bonus from the target",
     "target": "sampled from the target",
 }
-
-_LABEL_STYLE = {"description_width": "initial"}
 
 
 def coloured_text_html(generation: Generation, legend: bool = True) -> str:
@@ -155,23 +153,23 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
 
     controls = {
         "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDER_RANGE[0], max=DRAFT_ORDER_RANGE[1],
-                                         description="draft: n-gram order", style=_LABEL_STYLE,
+                                         description="draft: n-gram order", style=LABEL_STYLE,
                                          continuous_update=False),
         "target_order": widgets.IntSlider(value=target_order, min=TARGET_ORDER_RANGE[0], max=TARGET_ORDER_RANGE[1],
-                                          description="target: n-gram order", style=_LABEL_STYLE,
+                                          description="target: n-gram order", style=LABEL_STYLE,
                                           continuous_update=False),
         "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
-                                   description="draft characters per step γ", style=_LABEL_STYLE,
+                                   description="draft characters per step γ", style=LABEL_STYLE,
                                    continuous_update=False),
         "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0], max=TEMPERATURE_RANGE[1],
                                            step=0.1, readout_format=".1f", description="temperature (both models)",
-                                           style=_LABEL_STYLE, continuous_update=False),
+                                           style=LABEL_STYLE, continuous_update=False),
         "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="random seed",
-                                       style=_LABEL_STYLE, layout=widgets.Layout(width="12em")),
-        "prompt": widgets.Text(value=prompt, description="prompt", style=_LABEL_STYLE,
+                                       style=LABEL_STYLE, layout=widgets.Layout(width="12em")),
+        "prompt": widgets.Text(value=prompt, description="prompt", style=LABEL_STYLE,
                                continuous_update=False, layout=widgets.Layout(width="24em")),
         "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
-                               description="cost ratio c (target time / draft time)", style=_LABEL_STYLE,
+                               description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
                                layout=widgets.Layout(width="40em")),
     }
     picture = RealTextFigure()
@@ -228,9 +226,8 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         [[controls["draft_order"], controls["target_order"], controls["gamma"]],
          [controls["temperature"], controls["seed"], controls["prompt"]],
          [controls["c"]]],
-        picture.figure,
+        picture,
         redraw,
-        render=picture.png,
     )
     header, *rows, body = explorer.children
     explorer.children = (header, *rows, text_view, body)

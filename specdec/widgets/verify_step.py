@@ -1,26 +1,10 @@
 """The verify-step explorer: one step of speculative decoding, revealed one random draw at a time.
 
-The explorer never decides anything itself. It builds the step's rows from the seed, has the core
-record the step with `trace_step`, and then only chooses how many of the recorded draws to show.
-So the tokens it shows at the end are exactly what `speculative_step` returns for the same seed.
-
-How the seed becomes a step (the notebook and the tests repeat this with the core alone):
-
-random rows (the default)::
-
-    rng = numpy.random.default_rng(seed)
-    target_probs, draft_probs = random_rows(gamma, vocab, closeness, rng)
-    draft_tokens = sample_draft(draft_probs, rng)
-    trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
-
-SPEC's example (γ = 2, V = 4, the draft tokens fixed by the chosen case)::
-
-    target_probs, draft_probs, _ = spec_example()
-    trace = trace_step(target_probs, draft_probs, case_tokens, numpy.random.default_rng(seed))
-
-One generator serves the whole step, so the rows, the draft tokens and the verify draws all follow
-from the seed. What is simplified: the rows are random Dirichlet draws rather than the outputs of two
-language models (see `specdec.rows`).
+The explorer never decides anything itself. It has `specdec.rows.seeded_step` make and record the
+step from the seed (the recipe is written out there), then only chooses how many of the recorded
+draws to show (`specdec.narrate.frame_at`). So the tokens it shows at the end are exactly what
+`speculative_step` returns for the same seed. What is simplified: the rows are random Dirichlet
+draws rather than the outputs of two language models (see `specdec.rows`).
 """
 
 from __future__ import annotations
@@ -31,12 +15,11 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import palette, validation
-from ..core import sample_draft, trace_step
-from ..narrate import narrate_trace
-from ..plots.verify_step import VerifyStepFigure, draw_count, frame_at
-from ..rows import random_rows, spec_example, token_labels
+from ..narrate import draw_total, frame_at, narrate_trace
+from ..plots.verify_step import VerifyStepFigure
+from ..rows import seeded_step, token_labels
 from ..theory import acceptance_rates, expected_tokens_for_rates
-from .explorer import Explorer
+from .explorer import LABEL_STYLE, Explorer
 
 #: Bounds of the sliders.
 MAX_GAMMA, MIN_VOCAB, MAX_VOCAB, MAX_SEED = 8, 2, 64, 999
@@ -44,15 +27,13 @@ MAX_GAMMA, MIN_VOCAB, MAX_VOCAB, MAX_SEED = 8, 2, 64, 999
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed). None means random rows.
 ROW_SOURCES = {
     "random": ("random rows from the seed", None, None),
-    "SPEC A B": ("SPEC's example, drafts A B (seed 0)", (0, 1), 0),
-    "SPEC D A": ("SPEC's example, drafts D A (seed 0)", (3, 0), 0),
-    "SPEC A A": ("SPEC's example, drafts A A (seed 3)", (0, 0), 3),
+    "example A B": ("the worked example, drafts A B (seed 0)", (0, 1), 0),
+    "example D A": ("the worked example, drafts D A (seed 0)", (3, 0), 0),
+    "example A A": ("the worked example, drafts A A (seed 3)", (0, 0), 3),
 }
 
 #: Milliseconds between two draws when the Play button runs.
 PLAY_INTERVAL = 1500
-
-_LABEL_STYLE = {"description_width": "initial"}
 
 
 def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closeness: float = 0.5,
@@ -70,8 +51,8 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     closeness : float in [0, 1]
         How close the draft rows are to the target rows (see `specdec.rows.random_rows`).
     rows : str
-        "random", or one of SPEC's example steps: "SPEC A B", "SPEC D A", "SPEC A A" (which also
-        set the seed to 0, 0 and 3, the seeds SPEC uses).
+        "random", or one of the worked example's steps: "example A B", "example D A", "example A A"
+        (which also set the seed to 0, 0 and 3, the seeds of the worked examples).
     draws : int
         How many draws to show at first (0 … the step's number of draws).
 
@@ -85,7 +66,7 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
 
     Examples
     --------
-    >>> explorer = verify_step_explorer(rows="SPEC A B")
+    >>> explorer = verify_step_explorer(rows="example A B")
     >>> explorer.controls["step"].click(); explorer.controls["step"].click()
     >>> explorer.shown["tokens"], explorer.shown["total"]
     ([0, 1], 3)
@@ -93,176 +74,129 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     >>> explorer.shown["tokens"], explorer.shown["origins"]
     ([0, 1, 0], ['accepted', 'accepted', 'bonus'])
     """
-    return _VerifyStepExplorer(gamma, vocab, seed, closeness, rows, draws).explorer
+    gamma = validation.count(gamma, "gamma", 0, MAX_GAMMA)
+    vocab = validation.count(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
+    seed = validation.count(seed, "seed", 0, MAX_SEED)
+    closeness = validation.probability(closeness, "closeness")
+    if rows not in ROW_SOURCES:
+        raise ValueError(f"rows must be one of {', '.join(map(repr, ROW_SOURCES))}, got {rows!r}")
+    draws = validation.count(draws, "draws")
 
+    controls = {
+        "rows": widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
+                                 value="random", description="rows and draft tokens", style=LABEL_STYLE,
+                                 layout=widgets.Layout(width="32em")),
+        "gamma": widgets.IntSlider(value=gamma, min=0, max=MAX_GAMMA, description="draft tokens γ",
+                                   style=LABEL_STYLE),
+        "vocab": widgets.IntSlider(value=vocab, min=MIN_VOCAB, max=MAX_VOCAB, description="vocabulary size V",
+                                   style=LABEL_STYLE),
+        "seed": widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="seed", style=LABEL_STYLE),
+        "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
+                                         description="draft closeness to target", style=LABEL_STYLE),
+        "step": widgets.Button(description="Step", icon="step-forward", tooltip="reveal the next draw"),
+        "back": widgets.Button(description="Back", icon="step-backward", tooltip="hide the last draw"),
+        "reset": widgets.Button(description="Reset", icon="undo", tooltip="hide every draw"),
+        "play": widgets.Play(value=0, min=0, max=1, interval=PLAY_INTERVAL, show_repeat=False,
+                             description="play the draws", tooltip="reveal the draws one by one"),
+    }
+    play = controls["play"]
+    draw_slider = widgets.IntSlider(min=0, max=1, description="draws shown", style=LABEL_STYLE,
+                                    layout=widgets.Layout(width="18em"))
+    # The slider only mirrors the Play widget in the browser, so a learner can also drag through
+    # the draws; Python reads the Play widget's value.
+    widgets.jslink((play, "value"), (draw_slider, "value"))
+    widgets.jslink((play, "max"), (draw_slider, "max"))
+    picture = VerifyStepFigure(max_gamma=MAX_GAMMA)
+    step = {}  # the step on screen: "trace" and "labels"
+    learner_settings = []  # (γ, V, seed) kept while a worked example fixes the sliders
 
-def step_for(rows: str, gamma: int, vocab: int, seed: int, closeness: float):
-    """The traced step the explorer shows for these settings, built from the seed as documented above.
+    def apply_rows_choice(key: str) -> None:
+        """Set the sliders for a choice of rows: the worked examples fix γ, V and the seed; random restores them."""
+        _, example_drafts, example_seed = ROW_SOURCES[key]
+        example = example_drafts is not None
+        sliders = [controls[name] for name in ("gamma", "vocab", "seed")]
+        if example and not learner_settings:
+            learner_settings.append([slider.value for slider in sliders])
+        if example:
+            for slider, value in zip(sliders, (len(example_drafts), 4, example_seed)):
+                slider.value = value
+        elif learner_settings:
+            for slider, value in zip(sliders, learner_settings.pop()):
+                slider.value = value
+        for name in ("gamma", "vocab", "closeness"):
+            controls[name].disabled = example
 
-    Returns
-    -------
-    (StepTrace, list of str)
-        The trace and the token labels.
-
-    Examples
-    --------
-    >>> trace, labels = step_for("SPEC D A", 2, 4, 0, 0.5)
-    >>> trace.tokens, labels
-    ([0], ['A', 'B', 'C', 'D'])
-    """
-    _, case_tokens, _ = ROW_SOURCES[rows]
-    if case_tokens is not None:
-        target_probs, draft_probs, _ = spec_example()
-        trace = trace_step(target_probs, draft_probs, list(case_tokens), np.random.default_rng(seed))
-    else:
-        rng = np.random.default_rng(seed)
-        target_probs, draft_probs = random_rows(gamma, vocab, closeness, rng)
-        draft_tokens = sample_draft(draft_probs, rng)
-        trace = trace_step(target_probs, draft_probs, draft_tokens, rng)
-    return trace, token_labels(trace.target_probs.shape[1])
-
-
-class _VerifyStepExplorer:
-    """Widgets, figure and the logic that ties them; `explorer` is what the caller gets."""
-
-    def __init__(self, gamma, vocab, seed, closeness, rows, draws):
-        gamma = validation.count(gamma, "gamma", 0, MAX_GAMMA)
-        vocab = validation.count(vocab, "vocab", MIN_VOCAB, MAX_VOCAB)
-        seed = validation.count(seed, "seed", 0, MAX_SEED)
-        closeness = validation.probability(closeness, "closeness")
-        if rows not in ROW_SOURCES:
-            raise ValueError(f"rows must be one of {', '.join(map(repr, ROW_SOURCES))}, got {rows!r}")
-        draws = validation.count(draws, "draws")
-        self._random_settings = None
-
-        self.rows = widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
-                                     value="random", description="rows and draft tokens", style=_LABEL_STYLE,
-                                     layout=widgets.Layout(width="32em"))
-        self.gamma = widgets.IntSlider(value=gamma, min=0, max=MAX_GAMMA, description="draft tokens γ",
-                                       style=_LABEL_STYLE)
-        self.vocab = widgets.IntSlider(value=vocab, min=MIN_VOCAB, max=MAX_VOCAB, description="vocabulary size V",
-                                       style=_LABEL_STYLE)
-        self.seed = widgets.IntSlider(value=seed, min=0, max=MAX_SEED, description="seed", style=_LABEL_STYLE)
-        self.closeness = widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
-                                             description="draft closeness to target", style=_LABEL_STYLE)
-        self.step = widgets.Button(description="Step", icon="step-forward", tooltip="reveal the next draw")
-        self.back = widgets.Button(description="Back", icon="step-backward", tooltip="hide the last draw")
-        self.reset = widgets.Button(description="Reset", icon="undo", tooltip="hide every draw")
-        self.play = widgets.Play(value=0, min=0, max=1, interval=PLAY_INTERVAL, show_repeat=False,
-                                 description="play the draws", tooltip="reveal the draws one by one")
-        self.draw_slider = widgets.IntSlider(min=0, max=1, description="draws shown", style=_LABEL_STYLE,
-                                             layout=widgets.Layout(width="18em"))
-        # The slider only mirrors the Play widget in the browser, so a learner can also drag through
-        # the draws; Python reads the Play widget's value.
-        widgets.jslink((self.play, "value"), (self.draw_slider, "value"))
-        widgets.jslink((self.play, "max"), (self.draw_slider, "max"))
-
-        controls = {"rows": self.rows, "gamma": self.gamma, "vocab": self.vocab, "seed": self.seed,
-                    "closeness": self.closeness, "step": self.step, "back": self.back, "reset": self.reset,
-                    "play": self.play}
-        self.picture = VerifyStepFigure(max_gamma=MAX_GAMMA)
-        self.rows.value = rows
-        self._apply_rows_choice(rows)
-        self._make_step()
-        self.play.max = draw_count(self.trace)
-        self.play.value = min(draws, self.play.max)
-        self.explorer = Explorer(
-            "One verify step, draw by draw",
-            controls,
-            [[self.rows, self.seed], [self.gamma, self.vocab, self.closeness],
-             [self.step, self.back, self.reset, self.play, self.draw_slider]],
-            self.picture.figure,
-            self.view,
-            render=self.picture.png,
-        )
-        for name in ("gamma", "vocab", "seed", "closeness"):
-            controls[name].observe(self._settings_changed, names="value")
-        self.rows.observe(self._rows_changed, names="value")
-        self.play.observe(self.explorer.refresh, names="value")
-        self.step.on_click(lambda _button: self._move(+1))
-        self.back.on_click(lambda _button: self._move(-1))
-        self.reset.on_click(lambda _button: self._move(None))
-
-    # --- reacting to the controls ----------------------------------------------------------------
-
-    def _move(self, delta: int | None) -> None:
-        if delta is None:
-            self.play.playing = False
-            self.play.value = 0
-        else:
-            self.play.value = min(max(self.play.value + delta, 0), self.play.max)
-
-    def _settings_changed(self, _change=None) -> None:
-        if self.explorer.batching:
-            return
-        with self.explorer.batch():
-            self._restart()
-
-    def _rows_changed(self, change) -> None:
-        with self.explorer.batch():
-            self._apply_rows_choice(change["new"])
-            self._restart()
-
-    def _apply_rows_choice(self, key: str) -> None:
-        """Set the sliders for a choice of rows: SPEC's cases fix γ, V and the seed; random restores them."""
-        _, case_tokens, case_seed = ROW_SOURCES[key]
-        spec = case_tokens is not None
-        if spec and self._random_settings is None:
-            self._random_settings = (self.gamma.value, self.vocab.value, self.seed.value)
-        if spec:
-            self.gamma.value, self.vocab.value, self.seed.value = len(case_tokens), 4, case_seed
-        elif self._random_settings is not None:
-            self.gamma.value, self.vocab.value, self.seed.value = self._random_settings
-            self._random_settings = None
-        for slider in (self.gamma, self.vocab, self.closeness):
-            slider.disabled = spec
-
-    def _restart(self) -> None:
+    def make_step() -> None:
         """A new step from the current settings, with none of its draws shown yet."""
-        self._make_step()
-        self.play.playing = False
-        self.play.value = 0
-        self.play.max = draw_count(self.trace)
+        example_drafts = ROW_SOURCES[controls["rows"].value][1]
+        step["trace"] = seeded_step(controls["seed"].value, controls["gamma"].value, controls["vocab"].value,
+                                    controls["closeness"].value, example_drafts)
+        step["labels"] = token_labels(step["trace"].target_probs.shape[1])
+        play.playing = False
+        play.value = 0
+        play.max = draw_total(step["trace"])
 
-    def _make_step(self) -> None:
-        self.trace, self.labels = step_for(self.rows.value, self.gamma.value, self.vocab.value,
-                                           self.seed.value, self.closeness.value)
-
-    # --- drawing -------------------------------------------------------------------------------
-
-    def view(self) -> dict:
-        """Update the figure, the buttons and the readout; return what is shown."""
-        trace, labels = self.trace, self.labels
-        frame = frame_at(trace, self.play.value)
+    def redraw() -> dict:
+        trace, labels = step["trace"], step["labels"]
+        frame = frame_at(trace, play.value)
         # The browser keeps the slider in step with Play by itself; this keeps the saved view right.
-        self.draw_slider.max, self.draw_slider.value = frame.total, frame.draws
-        self.picture.draw(trace, frame, labels)
-        self.step.disabled = frame.finished
-        self.back.disabled = frame.draws == 0
+        draw_slider.max, draw_slider.value = frame.total, frame.draws
+        picture.update(trace, frame, labels)
+        controls["step"].disabled = frame.finished
+        controls["back"].disabled = frame.draws == 0
         lines = narrate_trace(trace, labels)
-        log = lines[: frame.draws] + (lines[-1:] if frame.finished else [])
         rates = acceptance_rates(trace.target_probs, trace.draft_probs) if trace.gamma else np.empty(0)
         shown = {
-            "rows": self.rows.value,
-            "gamma": trace.gamma,
-            "vocab": len(labels),
-            "seed": self.seed.value,
-            "closeness": self.closeness.value,
-            "target_probs": trace.target_probs,
-            "draft_probs": trace.draft_probs,
-            "draft_tokens": list(trace.draft_tokens),
-            "trace": trace,
-            "frame": frame,
-            "draws": frame.draws,
-            "total": frame.total,
-            "tokens": frame.tokens,
-            "origins": frame.origins,
-            "log": log,
-            "acceptance_rates": rates,
-            "expected_tokens": expected_tokens_for_rates(rates),
+            "rows": controls["rows"].value, "gamma": trace.gamma, "vocab": len(labels),
+            "seed": controls["seed"].value, "closeness": controls["closeness"].value,
+            "target_probs": trace.target_probs, "draft_probs": trace.draft_probs,
+            "draft_tokens": list(trace.draft_tokens), "trace": trace, "frame": frame,
+            "draws": frame.draws, "total": frame.total, "tokens": frame.tokens, "origins": frame.origins,
+            "log": lines[: frame.draws] + (lines[-1:] if frame.finished else []),
+            "acceptance_rates": rates, "expected_tokens": expected_tokens_for_rates(rates),
         }
         shown["readout"] = _readout(shown, labels)
         return shown
+
+    controls["rows"].value = rows
+    apply_rows_choice(rows)
+    make_step()
+    play.value = min(draws, play.max)
+    explorer = Explorer(
+        "One verify step, draw by draw",
+        controls,
+        [[controls["rows"], controls["seed"]], [controls["gamma"], controls["vocab"], controls["closeness"]],
+         [controls["step"], controls["back"], controls["reset"], play, draw_slider]],
+        picture,
+        redraw,
+    )
+
+    def settings_changed(_change) -> None:
+        if explorer.batching:  # a rows choice is moving the sliders: it makes the step itself
+            return
+        with explorer.batch():
+            make_step()
+
+    def rows_changed(change) -> None:
+        with explorer.batch():
+            apply_rows_choice(change["new"])
+            make_step()
+
+    def move(delta: int) -> None:
+        play.value = min(max(play.value + delta, 0), play.max)
+
+    def reset(_button) -> None:
+        play.playing = False
+        play.value = 0
+
+    for name in ("gamma", "vocab", "seed", "closeness"):
+        controls[name].observe(settings_changed, names="value")
+    controls["rows"].observe(rows_changed, names="value")
+    explorer.observe_controls("play")
+    controls["step"].on_click(lambda _button: move(+1))
+    controls["back"].on_click(lambda _button: move(-1))
+    controls["reset"].on_click(reset)
+    return explorer
 
 
 def _token_chip(label: str, origin: str) -> str:
@@ -273,7 +207,7 @@ def _token_chip(label: str, origin: str) -> str:
 
 def _readout(shown: dict, labels: list[str]) -> str:
     frame = shown["frame"]
-    settings = (f"SPEC's example, seed {shown['seed']}" if shown["rows"] != "random" else
+    settings = (f"the worked example, seed {shown['seed']}" if shown["rows"] != "random" else
                 f"γ = {shown['gamma']}, V = {shown['vocab']}, seed {shown['seed']}, closeness {shown['closeness']:.2f}")
     drafts = " ".join(labels[token] for token in shown["draft_tokens"]) or "none (γ = 0)"
     rates = ", ".join(f"{rate:.2f}" for rate in shown["acceptance_rates"]) or "none"
