@@ -306,6 +306,42 @@ def pass_times(accelerator, target, draft, gamma, batch=1, context=DEFAULT_CONTE
     )
 
 
+#: Batch sizes of `speedup_against_batch` when none are given: powers of two, 1 … 1024.
+BATCH_SIZES = tuple(2 ** k for k in range(11))
+
+
+def speedup_against_batch(accelerator, target, draft, gamma, alpha, batches=BATCH_SIZES,
+                          context=DEFAULT_CONTEXT):
+    """Expected speedup at each batch size, by the cost model and by notebook 04's formula.
+
+    Returns
+    -------
+    model : numpy.ndarray, shape (len(batches),)
+        `PassTimes.speedup` at each batch: the verify pass costs what the model says.
+    formula : numpy.ndarray, shape (len(batches),)
+        speedup(α, γ, c) with that batch's implied c: the verify pass counted as free.
+
+    Examples
+    --------
+    >>> model, formula = speedup_against_batch(ACCELERATORS["H100 SXM"], 70e9, 7e9, 4, 0.8, [1, 64, 1024])
+    >>> np.round(model, 2).tolist(), np.round(formula, 2).tolist()
+    ([2.4, 2.27, 0.62], [2.4, 2.4, 2.4])
+    """
+    accelerator = _accelerator(accelerator)
+    _model_numbers(target, "target")
+    _model_numbers(draft, "draft")
+    gamma = validation.count(gamma, "gamma", 0, MAX_POSITIONS - 1)
+    alpha = validation.probability(alpha, "alpha")
+    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= 1_000:
+        raise TypeError(f"batches must be a sequence of 1 … 1,000 batch sizes, got {batches!r}")
+    batches = [validation.count(b, "each of batches", 1, MAX_BATCH) for b in batches]
+    context = validation.count(context, "context", 0, MAX_CONTEXT)
+    runs = [pass_times(accelerator, target, draft, gamma, b, context) for b in batches]
+    model = np.array([times.speedup(alpha) for times in runs])
+    formula = np.array([speedup(alpha, gamma, times.implied_c) for times in runs])
+    return model, formula
+
+
 def devices_needed(model, accelerator) -> int:
     """How many of `accelerator` the weights need in bf16 (KV cache not counted).
 

@@ -277,3 +277,19 @@ def test_the_tables_are_not_changed_by_use():
     assert (dict(ACCELERATORS), dict(MODELS)) == before
     with pytest.raises(dataclasses.FrozenInstanceError):
         H100.memory_bandwidth = 1.0
+
+
+def test_speedup_against_batch_is_pass_times_at_each_batch():
+    target, draft = MODELS["Llama 2 70B"], MODELS["Llama 3.2 1B"]
+    batches = [1, 3, 64, 700]
+    model, formula = hardware.speedup_against_batch(H100, target, draft, 5, 0.7, batches)
+    for b, ours, free in zip(batches, model, formula):
+        times = hardware.pass_times(H100, target, draft, 5, batch=b)
+        assert ours == times.speedup(0.7)
+        assert free == specdec.speedup(0.7, 5, times.implied_c)
+        assert ours <= free  # the verify pass costs at least one plain pass
+    assert model[0] == formula[0] and model[-1] < formula[-1]
+    with pytest.raises(ValueError, match="each of batches must be an integer in 1"):
+        hardware.speedup_against_batch(H100, target, draft, 5, 0.7, [1, 0])
+    with pytest.raises(TypeError, match="batches must be a sequence"):
+        hardware.speedup_against_batch(H100, target, draft, 5, 0.7, 8)
