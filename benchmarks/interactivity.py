@@ -27,6 +27,7 @@ EXPLORERS = (
     "one_token_explorer",
     "verify_step_explorer",
     "speedup_explorer",
+    "timeline_explorer",
     "divergence_explorer",
     "temperature_explorer",
     "derivation_explorer",

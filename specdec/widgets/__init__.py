@@ -13,6 +13,7 @@ from .one_token import one_token_explorer
 from .speedup import speedup_explorer
 from .temperature import temperature_explorer
 from .text import coloured_text_html, text_explorer
+from .timeline import timeline_explorer
 from .verify_step import verify_step_explorer
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "speedup_explorer",
     "temperature_explorer",
     "text_explorer",
+    "timeline_explorer",
     "verify_step_explorer",
 ]

@@ -169,6 +169,25 @@ def _speedup(values: dict) -> list[str]:
     ]
 
 
+# --- notebook 05: why it is fast ------------------------------------------------------------------
+
+def _timeline(values: dict) -> list[str]:
+    from specdec import hardware
+    from specdec.widgets.timeline import TIMELINE_TOKENS
+
+    chip = hardware.ACCELERATORS[values["accelerator"]]
+    target, draft = hardware.MODELS[values["target model"]], hardware.MODELS[values["draft model"]]
+    gamma, alpha = values["draft length γ"], values["acceptance rate α"]
+    timeline = hardware.sample_timeline(chip, target, draft, gamma, alpha, batch=values["batch size b"],
+                                        seed=values["seed"], tokens=TIMELINE_TOKENS)
+    return [
+        f"implied c = target ÷ draft = {timeline.times.implied_c:.1f}",
+        f"Speedup, this seed: {timeline.sampled_speedup:.2f}×",
+        f"expected, cost model: {timeline.expected_speedup:.2f}×",
+        f"speedup(α, γ, c) = {specdec.speedup(alpha, gamma, timeline.times.implied_c):.2f}×",
+    ]
+
+
 # --- notebook 06: divergence and temperature ------------------------------------------------------
 
 def _divergence_pair(values: dict) -> list[str]:
@@ -241,6 +260,11 @@ EXPLORERS: dict[str, ExplorerCheck] = {
     "Tokens per step and speedup": ExplorerCheck("speedup_explorer", (
         Move("draft length γ", "key:ArrowRight", _speedup),
         Move("acceptance rate α", "key:ArrowLeft", _speedup),
+    )),
+    "Where the time goes: draft and target passes": ExplorerCheck("timeline_explorer", (
+        Move("draft length γ", "key:ArrowRight", _timeline),
+        Move("batch size b", "key:ArrowRight", _timeline),
+        Move("accelerator", "choose:L4", _timeline),
     )),
     "α, total variation and KL divergence": ExplorerCheck("divergence_explorer", (
         Move("highlighted pair", "key:ArrowRight", _divergence_pair),
