@@ -5,7 +5,9 @@ Detection is tested on each rule's `biased_example`:
   q₁ = (0.4, 0.2, 0.2, 0.2), p₂ uniform) for every rule but one: the bias shows at position 0,
   except for drop_bonus_token, whose bias shows in the token count only;
 * for one_uniform_for_all, two tokens with p₀ = p₁ = (0.9, 0.1), q₀ = q₁ = (0.5, 0.5): position 0
-  is right by construction, position 1 and the count are biased.
+  is right by construction, position 1 and the count are biased;
+* for unprocessed_draft_in_ratio, a perfect draft q₀ = p₀ = (0.6, 0.3, 0.1): every draft token is
+  accepted, so position 0 follows the draft's sharpened row instead of p₀.
 """
 
 import numpy as np
@@ -14,11 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec import sample_draft, speculative_step, trace_step
-from specdec.broken_rules import BROKEN_RULES, EDGE_CASES, rigged_generator
+from specdec.broken_rules import BROKEN_RULES, DRAFT_TEMPERATURE, EDGE_CASES, at_temperature, rigged_generator
 from specdec.goodness_of_fit import check_steps, compare_steps, goodness_of_fit
 from specdec.output_law import position_tokens
 from specdec.rows import random_rows, spec_example
 from specdec.sampling import sample_steps
+from specdec.temperature import softmax
 
 ALL_FUNCTIONS = [rule.function for rule in BROKEN_RULES.values()] + [case.function for case in EDGE_CASES.values()]
 DETECTION_N = 200_000
@@ -34,6 +37,7 @@ def test_the_zoo_has_every_mistake_the_issue_asks_for():
         "drop_bonus_token",
         "one_uniform_for_all",
         "greedy_draft",
+        "unprocessed_draft_in_ratio",
     } <= set(BROKEN_RULES)
     assert set(EDGE_CASES) == {"accept_on_equal", "residual_without_fallback"}
 
@@ -49,6 +53,13 @@ def test_registry_entries_are_complete(rule):
     assert rule.biased_position is None or 0 <= rule.biased_position < target_probs.shape[0]
     rule.example_rows()[0][0, 0] = 9.0  # fresh arrays each time
     assert rule.example_rows()[0][0, 0] != 9.0
+
+
+@pytest.mark.parametrize("entry", [*BROKEN_RULES.values(), *EDGE_CASES.values()], ids=lambda entry: entry.name)
+def test_learner_facing_texts_use_learner_words(entry):
+    texts = [entry.mistake, entry.real_world, getattr(entry, "where_it_shows", ""), getattr(entry, "symptom", "")]
+    for word in ("SPEC", "contract", "nbval"):
+        assert not any(word in text for text in texts), word
 
 
 @pytest.mark.parametrize("function", ALL_FUNCTIONS, ids=lambda f: f.__name__)
@@ -131,6 +142,28 @@ def test_greedy_draft_is_the_rule_applied_to_the_argmax_tokens(case):
     greedy_tokens = [int(np.argmax(row)) for row in draft_probs]
     expected = run(speculative_step, target_probs, draft_probs, greedy_tokens, seed)
     assert run(BROKEN_RULES["greedy_draft"].function, target_probs, draft_probs, tokens, seed) == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(step_cases)
+def test_unprocessed_draft_in_ratio_is_the_rule_applied_to_tokens_drafted_at_temperature(case):
+    target_probs, draft_probs, tokens, seed = make_step(case)
+    rng = np.random.default_rng(seed)
+    vocab = target_probs.shape[1]
+    # An independent recipe: q' = softmax(log q / T), one draw per row, then the correct rule on the same rng.
+    with np.errstate(divide="ignore"):
+        sharpened = [softmax(np.log(row), DRAFT_TEMPERATURE) for row in draft_probs]
+    drafted = [int(rng.choice(vocab, p=row)) for row in sharpened]
+    expected = speculative_step(target_probs, draft_probs, drafted, rng), rng.bit_generator.state
+    assert run(BROKEN_RULES["unprocessed_draft_in_ratio"].function, target_probs, draft_probs, tokens, seed) == expected
+
+
+def test_at_temperature_is_the_softmax_of_the_log_probabilities_over_t():
+    rows = np.array([[0.6, 0.3, 0.1, 0.0], [0.25, 0.25, 0.25, 0.25]])
+    with np.errstate(divide="ignore"):
+        for temperature in (0.5, 0.8, 2.0):
+            expected = [softmax(np.log(row), temperature) for row in rows]
+            assert np.allclose(at_temperature(rows, temperature), expected, rtol=0, atol=1e-15)
 
 
 @settings(max_examples=50, deadline=None)
@@ -260,6 +293,26 @@ def test_each_rule_produces_exactly_the_law_its_mistake_implies(name, law):
     tokens, counts = rule.sample_steps(target_probs, draft_probs, DETECTION_N, np.random.default_rng(2))
     fit = goodness_of_fit(position_tokens(tokens, counts, 0), law)
     assert fit.p_value > 1e-3, fit.verdict
+
+
+def test_unprocessed_draft_in_ratio_produces_the_law_its_description_states():
+    rule = BROKEN_RULES["unprocessed_draft_in_ratio"]
+    target_probs, draft_probs = rule.example_rows()
+    sharpened = draft_probs[0] ** 2 / (draft_probs[0] ** 2).sum()  # q at T = 1/2, written out
+    assert np.allclose(sharpened, [0.78, 0.20, 0.02], atol=0.005) and not np.allclose(sharpened, target_probs[0])
+    tokens, counts = rule.sample_steps(target_probs, draft_probs, DETECTION_N, np.random.default_rng(4))
+    assert np.all(counts == 2)  # q = p: every draft token passes, as with the correct rule
+    assert goodness_of_fit(position_tokens(tokens, counts, 0), sharpened).p_value > 1e-3
+    assert goodness_of_fit(position_tokens(tokens, counts, 1), target_probs[1]).passed
+
+
+def test_unprocessed_draft_in_ratio_is_also_caught_on_the_worked_example_at_position_one():
+    # q₀ is uniform there, and a uniform row is the same at any temperature: only position 1 shows it.
+    rule = BROKEN_RULES["unprocessed_draft_in_ratio"]
+    target_probs, draft_probs, _ = spec_example()
+    tokens, counts = rule.sample_steps(target_probs, draft_probs, DETECTION_N, np.random.default_rng(5))
+    check = check_steps(tokens, counts, target_probs, draft_probs)
+    assert check.positions[0].passed and check.positions[1].p_value < 1e-6
 
 
 def test_one_uniform_and_drop_bonus_produce_the_laws_their_descriptions_state():

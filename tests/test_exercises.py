@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+import signal
+import sys
+import threading
 import time
 
 import numpy as np
@@ -133,6 +136,76 @@ def test_a_check_takes_well_under_a_second(name):
     check(name, wrong)
     check(name, RIGHT[name])
     assert time.perf_counter() - start < 1.0
+
+
+# --- A function that never returns -------------------------------------------------------------
+
+
+def loops_forever(*args):
+    while True:
+        pass
+
+
+def swallows_exceptions_forever(*args):
+    while True:
+        try:
+            sum(range(10))
+        except Exception:  # the learner's catch-all must not swallow the time limit
+            pass
+
+
+def assert_reports_a_timeout(result, name):
+    assert not result.passed and result.status == "failed"
+    assert result.message.startswith(f"✗ {name} did not finish on case 1 of ")
+    assert "your function had not returned after 0.2 s, so the check stopped it" in result.message
+    assert result.hint.startswith("your function did not return in time")
+    assert result.case is cases_for(name)[0]
+
+
+@pytest.mark.parametrize("function", [loops_forever, swallows_exceptions_forever])
+def test_a_function_that_never_returns_is_stopped_and_reported(function):
+    handler = signal.getsignal(signal.SIGALRM)
+    start = time.perf_counter()
+    result = check("speedup", function, time_limit=0.2)
+    assert time.perf_counter() - start < 5.0  # stopped at the first case, not after every one
+    assert_reports_a_timeout(result, "speedup")
+    assert signal.getsignal(signal.SIGALRM) is handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_timer_that_was_running_before_the_check_keeps_running():
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        assert_reports_a_timeout(check("speedup", loops_forever, time_limit=0.2), "speedup")
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25.0 < remaining < 30.0 and not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_outside_the_main_thread_the_time_limit_still_holds():
+    results, traces = [], []
+
+    def in_a_thread():
+        results.append(check("expected_tokens", loops_forever, time_limit=0.2))
+        traces.append(sys.gettrace())
+
+    worker = threading.Thread(target=in_a_thread, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert_reports_a_timeout(results[0], "expected_tokens")
+    assert traces == [None]  # the trace function used for the limit was taken away again
+
+
+def test_a_slow_but_finite_function_within_the_limit_passes():
+    def slow_speedup(alpha, gamma, c):
+        time.sleep(0.001)
+        return speedup(alpha, gamma, c)
+
+    assert check("speedup", slow_speedup, time_limit=1.0).passed
 
 
 def test_check_refuses_an_unknown_exercise_and_a_non_function():
