@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import specdec
 from specdec import theory
 from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
-from specdec.exercises import EXERCISE_NAMES, CheckResult, check
+from specdec.exercises import EXERCISE_NAMES, CheckResult, check, hints
 from specdec.exercises.registry import EXERCISES
 
 
@@ -138,6 +138,16 @@ def test_a_check_takes_well_under_a_second(name):
     assert time.perf_counter() - start < 1.0
 
 
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
+def test_the_feedback_uses_learner_words(name):
+    exercise = EXERCISES[name]
+    texts = [case.label for case in exercise.cases()] + [mistake.hint for mistake in exercise.mistakes]
+    texts += [check(name, RIGHT[name]).message, check(name, lambda *args: None).message, exercise.passed_means]
+    texts += [value for value in vars(hints).values() if isinstance(value, str)]
+    for word in ("SPEC", "contract", "nbval"):
+        assert not any(word in text for text in texts), word
+
+
 # --- A function that never returns -------------------------------------------------------------
 
 
@@ -248,7 +258,7 @@ def test_a_step_that_returns_numpy_integers():
     assert not result.passed
     assert "return Python ints, not numpy integers" in result.message
     assert "the tokens are right but they are numpy integers (int64)" in result.message
-    assert result.case.label == "SPEC's example 1"
+    assert result.case.label == "worked example 1"
 
 
 def test_a_residual_that_modifies_its_input():
@@ -291,7 +301,7 @@ def test_a_step_that_draws_all_uniforms_first():
     result = check("speculative_step", uniforms_first)
     assert not result.passed
     assert "your draws are in a different order than the rule's" in result.message
-    assert result.case.label == "SPEC's example 2"  # SPEC's example 1 accepts both: same draws
+    assert result.case.label == "worked example 2"  # worked example 1 accepts both: same draws
 
 
 def test_a_step_whose_residual_has_no_zero_sum_fallback():
@@ -327,7 +337,7 @@ def test_expected_tokens_that_divides_by_zero_at_alpha_one():
         return (1 - alpha ** (gamma + 1)) / (1 - alpha)  # the mistake: no case for α = 1
 
     result = check("expected_tokens", textbook)
-    assert result.case.label.startswith("SPEC's example (α = 1")
+    assert result.case.label.startswith("worked example (α = 1")
     assert "ZeroDivisionError" in result.message
     assert "at α = 1 the formula divides by zero" in result.message
 
@@ -400,7 +410,7 @@ def test_a_step_that_makes_an_extra_draw_is_told_how_many():
         return tokens
 
     result = check("speculative_step", extra_draw)
-    assert result.case.label == "SPEC's example 1"
+    assert result.case.label == "worked example 1"
     assert "here the rule made 3 draws from rng and yours made 4" in " ".join(result.message.split())
 
 

@@ -1,6 +1,6 @@
 """Self-study exercises with automatic feedback: implement the rule yourself (notebook 09).
 
-`check(name, function)` runs your function and specdec's on the same cases — SPEC's examples,
+`check(name, function)` runs your function and specdec's on the same cases — the worked examples,
 edge cases and seeded random ones — and compares the values, the types, the generator's state
 afterwards and your inputs. On a failure it shows the first failing case and a hint for the mistake
 your outputs match, found by running known wrong versions on the same cases.

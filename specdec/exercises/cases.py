@@ -1,19 +1,19 @@
-"""The inputs every exercise is checked on: SPEC's examples, chosen edge cases and seeded random ones.
+"""The inputs every exercise is checked on: the worked examples, chosen edge cases and seeded random ones.
 
 Each `Case` keeps its inputs frozen (read-only arrays, tuples) and hands out fresh, writable copies
 on every call of `Case.arguments`, so that the learner's function, the reference and each known
 mistake all start from the same inputs and the same generator state, and a function that changes
 its inputs can be caught by comparing them afterwards.
 
-Cases are ordered so that the first failure a learner sees is on small inputs: SPEC's examples
+Cases are ordered so that the first failure a learner sees is on small inputs: the worked examples
 first, then small random ones, then edge cases, then the larger random ones (up to V = 64 tokens and
-γ = 8 draft tokens, SPEC's bounds).
+γ = 8 draft tokens, the bounds the notebooks work within).
 
 What is simplified: the random rows come from `specdec.rows.random_rows` (Dirichlet draws), not
 from language models; what the exercises check is the rule, which must hold for any rows.
 
 >>> [case.label for case in expected_tokens_cases()[:3]]
-["SPEC's example (α = 0.8)", "SPEC's example (α = 1: every draft token passes)", "SPEC's example (α = 0)"]
+['worked example (α = 0.8)', 'worked example (α = 1: every draft token passes)', 'worked example (α = 0)']
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Case:
     Attributes
     ----------
     label : str
-        What the case is, in words ("SPEC's example", "random pair, V = 16").
+        What the case is, in words ("the worked example", "random pair, V = 16").
     inputs : tuple of (str, object)
         The arguments by name, frozen; `arguments` returns fresh copies. For `speculative_step` the
         generator is not among them: it is made fresh from `seed` (and `first_uniform`).
@@ -51,7 +51,8 @@ class Case:
     precision : int
         Digits to show its arrays with; more where rounding is what the case is about.
     source : str
-        Where the case comes from: "SPEC", "paper" (Leviathan et al.), "edge" or "random".
+        Where the case comes from: "worked" (the worked example of the notebooks), "paper" (Leviathan
+        et al.), "edge" or "random".
     """
 
     label: str
@@ -135,7 +136,7 @@ def pair_cases() -> tuple[Case, ...]:
              for i, (vocab, closeness) in enumerate(
                  [(8, 0.5), (12, 0.0), (16, 0.9), (20, 0.3), (32, 0.7), (40, 0.1), (50, 0.95), (64, 0.5),
                   (64, 0.0), (64, 0.8)])]
-    spec = _pair_case("SPEC's example", [0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25], source="SPEC")
+    spec = _pair_case("the worked example", [0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25], source="worked")
     return (spec, *small, *edges, *large)
 
 
@@ -159,13 +160,13 @@ def _random_step(seed: int, gamma: int, vocab: int, closeness: float) -> Case:
 
 @functools.cache
 def step_cases() -> tuple[Case, ...]:
-    """The cases of `speculative_step`: SPEC's examples, small random steps, the two edge cases of
+    """The cases of `speculative_step`: the worked examples, small random steps, the two edge cases of
     `specdec.broken_rules.EDGE_CASES` on a rigged generator, then larger random steps."""
     spec_rows = (rows.SPEC_TARGET_PROBS, rows.SPEC_DRAFT_PROBS)
     spec = [
-        _step_case("SPEC's example 1", *spec_rows, [0, 1], 0, source="SPEC"),
-        _step_case("SPEC's example 2", *spec_rows, [3, 0], 0, source="SPEC"),
-        _step_case("SPEC's example 3", *spec_rows, [0, 0], 3, source="SPEC"),
+        _step_case("worked example 1", *spec_rows, [0, 1], 0, source="worked"),
+        _step_case("worked example 2", *spec_rows, [3, 0], 0, source="worked"),
+        _step_case("worked example 3", *spec_rows, [0, 0], 3, source="worked"),
         _step_case("γ = 0: no draft tokens, only the bonus token", [[0.1, 0.2, 0.7]], [], [], 5),
     ]
     small = [_random_step(300 + i, gamma, vocab, closeness)
@@ -195,10 +196,10 @@ def _scalars(label, tags=(), source="edge", **values) -> Case:
 def expected_tokens_cases() -> tuple[Case, ...]:
     """The cases of expected_tokens: (α, γ)."""
     spec = [
-        _scalars("SPEC's example (α = 0.8)", source="SPEC", alpha=0.8, gamma=4),
-        _scalars("SPEC's example (α = 1: every draft token passes)", tags={"alpha_one"}, source="SPEC",
+        _scalars("worked example (α = 0.8)", source="worked", alpha=0.8, gamma=4),
+        _scalars("worked example (α = 1: every draft token passes)", tags={"alpha_one"}, source="worked",
                  alpha=1.0, gamma=4),
-        _scalars("SPEC's example (α = 0)", source="SPEC", alpha=0.0, gamma=4),
+        _scalars("worked example (α = 0)", source="worked", alpha=0.0, gamma=4),
     ]
     edges = [
         _scalars("γ = 0: no draft tokens", alpha=0.7, gamma=0),
@@ -213,8 +214,8 @@ def expected_tokens_cases() -> tuple[Case, ...]:
     return (*spec, *edges, *randoms)
 
 
-# SPEC's table: (α, c) -> best γ; speedup at that γ is checked too.
-SPEC_TABLE = (
+# The table of best draft lengths the notebooks teach: (α, c) -> best γ; speedup at that γ is checked too.
+BEST_GAMMA_TABLE = (
     (0.6, 10, 3), (0.6, 20, 4), (0.6, 50, 6),
     (0.7, 10, 4), (0.7, 20, 6), (0.7, 50, 8),
     (0.8, 10, 6), (0.8, 20, 8), (0.8, 50, 11),
@@ -227,9 +228,9 @@ FREE_DRAFT_TABLE = ((0.6, 2), (0.7, 3), (0.8, 5), (0.9, 10))
 @functools.cache
 def speedup_cases() -> tuple[Case, ...]:
     """The cases of speedup: (α, γ, c)."""
-    spec = [_scalars(f"SPEC's table (α = {alpha}, c = {c}, its best γ)", source="SPEC",
+    spec = [_scalars(f"the table of best γ (α = {alpha}, c = {c}, its best γ)", source="worked",
                      alpha=alpha, gamma=gamma, c=c)
-            for alpha, c, gamma in SPEC_TABLE]
+            for alpha, c, gamma in BEST_GAMMA_TABLE]
     free = [_scalars("a free draft, c = ∞ (Leviathan et al., Table 1)", source="paper", alpha=alpha, gamma=gamma,
                      c=math.inf)
             for alpha, gamma in FREE_DRAFT_TABLE]
@@ -249,8 +250,8 @@ def speedup_cases() -> tuple[Case, ...]:
 @functools.cache
 def optimal_gamma_cases() -> tuple[Case, ...]:
     """The cases of optimal_gamma: (α, c), with no near-tie that rounding could flip."""
-    spec = [_scalars(f"SPEC's table (α = {alpha}, c = {c})", source="SPEC", alpha=alpha, c=c)
-            for alpha, c, _ in SPEC_TABLE]
+    spec = [_scalars(f"the table of best γ (α = {alpha}, c = {c})", source="worked", alpha=alpha, c=c)
+            for alpha, c, _ in BEST_GAMMA_TABLE]
     edges = [
         _scalars("a tie: at α = 1 and c = 1 every γ gives speedup 1", tags={"tie", "alpha_one"}, alpha=1.0, c=1),
         _scalars("α = 1, c = 50: the longest draft wins", tags={"alpha_one"}, alpha=1.0, c=50),

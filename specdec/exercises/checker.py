@@ -54,7 +54,7 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     >>> result.passed
     False
     >>> result.case.label, result.hint.startswith("at α = 1 the formula divides by zero")
-    ("SPEC's example (α = 1: every draft token passes)", True)
+    ('worked example (α = 1: every draft token passes)', True)
     """
     if name not in EXERCISES:
         raise ValueError(f"name must be one of {', '.join(map(repr, EXERCISE_NAMES))}; got {name!r}")
@@ -118,10 +118,10 @@ def _try_it(name: str, function) -> Row:
 
 
 def _what_the_cases_are(cases) -> str:
-    counts = {source: sum(case.source == source for case in cases) for source in ("SPEC", "paper", "edge", "random")}
+    counts = {source: sum(case.source == source for case in cases) for source in ("worked", "paper", "edge", "random")}
     parts = []
-    if counts["SPEC"]:
-        parts.append("SPEC's example" if counts["SPEC"] == 1 else f"SPEC's {counts['SPEC']} examples")
+    if counts["worked"]:
+        parts.append("the worked example" if counts["worked"] == 1 else f"{counts['worked']} worked examples")
     if counts["paper"]:
         parts.append(f"{counts['paper']} from Leviathan et al.")
     if counts["edge"]:

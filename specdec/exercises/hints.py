@@ -49,7 +49,7 @@ SUMMED_RATIOS = ("you summed the acceptance probabilities min(1, p(x)/q(x)); wei
 
 RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
                              "max(0, p − q) sums to 0, return a float copy of target instead.")
-FALLBACK_IS_TARGET = ("when max(0, p − q) sums to 0, return a copy of target (SPEC), not the uniform "
+FALLBACK_IS_TARGET = ("when max(0, p − q) sums to 0, return a copy of target, not the uniform "
                       "distribution or zeros.")
 NOT_NORMALISED = "divide max(0, p − q) by its sum, so that the residual sums to 1."
 DRAFT_MINUS_TARGET = ("the residual is max(0, p − q), target minus draft: it puts mass where the target wants "

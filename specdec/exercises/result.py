@@ -1,8 +1,8 @@
 """The feedback of one check, as plain text for a terminal and as HTML for a notebook.
 
-Both show the same rows (inputs, expected, got, hint, …) in the same order, so what nbval compares
-in the text is what the learner reads on screen. No colour carries meaning alone: the headline starts
-with ✓ or ✗ and says in words what happened; the coloured bar beside it repeats that.
+Both show the same rows (inputs, expected, got, hint, …) in the same order, so what the notebook
+tests compare in the text is what the learner reads on screen. No colour carries meaning alone: the
+headline starts with ✓ or ✗ and says in words what happened; the coloured bar beside it repeats that.
 """
 
 from __future__ import annotations
