@@ -1,0 +1,217 @@
+"""Two ways to get the multi-candidate rule wrong, with their exact (wrong) laws and samplers.
+
+Each broken rule makes the same random draws as `specdec.variants.multi_candidate` except where
+its mistake changes them, and each has an exact law, so that a figure can show how far it is from
+p and a test can state the sample size at which a chi-square check catches it.
+
+* **stale residual**: every candidate is tested against p itself, min(1, p(x)/q(x)), instead of
+  against the residual left by the rejections before it. Each extra candidate then accepts the
+  overlap min(p, q) again, so tokens the draft likes come out too often.
+* **without replacement**: the k candidates are drawn from q *without* replacement (k distinct
+  tokens, as a beam or a top-k draft gives), but verified with the rule that assumes independent
+  draws from q. After the first candidate, the law of the next one is q with the tokens already
+  drawn removed, not q, so the ratio r(x)/q(x) uses the wrong denominator. (SpecTr, Sun et al. 2023,
+  https://arxiv.org/abs/2310.15141, treats the choice of k candidates and their verification
+  together as an optimal transport problem; here we only show that mixing the two rules is biased.)
+
+What is simplified: one position, one q shared by the candidates, as in `multi_candidate`.
+
+>>> import numpy as np
+>>> stale_residual_law([0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2).round(3)
+array([0.4 , 0.34, 0.26, 0.  ])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import validation
+from ..core import normalised_for_choice, unchecked_residual
+from .multi_candidate import (
+    acceptance_table,
+    check_candidates,
+    multi_candidate_law,
+    sample_with_acceptance,
+)
+
+
+def stale_residual_step(target, draft, candidates, rng) -> int:
+    """The multi-candidate rule with the residual never updated between candidates.
+
+    Same draws as `multi_candidate_step`: one ``rng.random()`` per tried candidate, then, if all
+    were rejected, one ``rng.choice(V, p=norm(max(0, p − q)))``.
+
+    >>> import numpy as np
+    >>> stale_residual_step([0.5, 0.3, 0.2, 0.0], [0.25] * 4, [3, 1], np.random.default_rng(0))
+    1
+    """
+    p = validation.distribution(target, "target")
+    q = validation.distribution(draft, "draft")
+    validation.same_vocabulary(p, "target", q, "draft")
+    tokens = check_candidates(candidates, q)
+    rng = validation.generator(rng)
+    for token in tokens:
+        if rng.random() < min(1.0, p.item(token) / q.item(token)):  # the mistake: p, not r_j
+            return token
+    residual = unchecked_residual(p, q)
+    return int(rng.choice(p.size, p=normalised_for_choice(residual)))
+
+
+def sample_candidates_without_replacement(draft, k, rng) -> list[int]:
+    """k distinct candidates: each ``rng.choice(V, p=q restricted to the tokens not yet drawn)``.
+
+    Fed to `multi_candidate_step`, whose rule assumes independent draws from q, they give a biased
+    output: that combination is the broken variant.
+
+    >>> import numpy as np
+    >>> sample_candidates_without_replacement([0.7, 0.2, 0.1], 3, np.random.default_rng(0))
+    [0, 1, 2]
+    """
+    q = validation.distribution(draft, "draft")
+    k = validation.count(k, "k", minimum=1)
+    support = int(np.count_nonzero(q))
+    if k > support:
+        raise ValueError(
+            f"k must be at most the number of tokens the draft can propose ({support}) to draw k "
+            f"distinct candidates, got k = {k}"
+        )
+    rng = validation.generator(rng)
+    remaining = q.copy()
+    chosen: list[int] = []
+    for _ in range(k):
+        token = int(rng.choice(q.size, p=remaining / remaining.sum()))
+        chosen.append(token)
+        remaining[token] = 0.0
+    return chosen
+
+
+def stale_residual_law(target, draft, k) -> np.ndarray:
+    """The exact output law of `stale_residual_step` with k independent candidates from q.
+
+    Candidate j is tried with probability (1 − α)^(j−1) and accepts x with probability
+    min(p(x), q(x)); after k rejections the draw is from r = norm(max(0, p − q)):
+    law = min(p, q)·(1 − (1 − α)^k)/α + (1 − α)^k·r, which is p only for k = 1.
+
+    >>> stale_residual_law([0.5, 0.5], [0.9, 0.1], 1)
+    array([0.5, 0.5])
+    """
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    k = validation.count(k, "k", minimum=1)
+    overlap = np.minimum(p, q)
+    miss = 1.0 - min(1.0, float(overlap.sum()))
+    tries = sum(miss**j for j in range(k))
+    return overlap * tries + miss**k * unchecked_residual(p, q)
+
+
+def without_replacement_law(target, draft, k) -> np.ndarray:
+    """The exact output law of the with-replacement rule fed k distinct candidates.
+
+    Enumerates every ordered set of candidates (V·(V−1)·… paths, fine for the small V of the
+    notebooks). The residuals r₁ … r_{k+1} do not depend on the candidates; only the chance of
+    reaching each stage does.
+
+    >>> without_replacement_law([0.5, 0.5], [0.5, 0.5], 2)
+    array([0.5, 0.5])
+    """
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    k = validation.count(k, "k", minimum=1)
+    if k > np.count_nonzero(q):
+        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
+    residuals = multi_candidate_law(p, q, k).residuals
+    acceptance = acceptance_table(residuals[:-1], q)
+    law = np.zeros(p.size)
+
+    def visit(stage: int, used: tuple, weight: float) -> None:
+        if stage == k:
+            law[:] += weight * residuals[k]
+            return
+        free = q.copy()
+        free[list(used)] = 0.0
+        free /= free.sum()
+        for token in np.flatnonzero(free):
+            chance = weight * free[token]
+            law[token] += chance * acceptance[stage, token]
+            visit(stage + 1, used + (int(token),), chance * (1.0 - acceptance[stage, token]))
+
+    visit(0, (), 1.0)
+    return law
+
+
+def sample_stale_residual(target, draft, k, n, rng) -> np.ndarray:
+    """n steps of `stale_residual_step` with independent candidates from q, vectorised: the tokens.
+
+    >>> import numpy as np
+    >>> tokens = sample_stale_residual([0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2, 50_000, np.random.default_rng(0))
+    >>> (np.bincount(tokens, minlength=4) / 50_000).round(2)
+    array([0.4 , 0.34, 0.26, 0.  ])
+    """
+    p, q, k, n, rng = _checked_sampling(target, draft, k, n, rng)
+    acceptance = np.repeat(acceptance_table(p[None, :], q), k, axis=0)
+    tokens, _ = sample_with_acceptance(q, acceptance, unchecked_residual(p, q), n, rng)
+    return tokens
+
+
+def sample_without_replacement(target, draft, k, n, rng) -> np.ndarray:
+    """n steps of the with-replacement rule fed k distinct candidates, vectorised: the tokens.
+
+    The candidates are the k smallest of E_x / q(x) with E_x exponential: an ordered draw without
+    replacement from q (the exponential-race form of drawing without replacement).
+
+    >>> import numpy as np
+    >>> p, q = [0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7]
+    >>> tokens = sample_without_replacement(p, q, 2, 50_000, np.random.default_rng(0))
+    >>> without_replacement_law(p, q, 2).round(3)  # p is (0.6, 0.2, 0.2, 0)
+    array([0.333, 0.333, 0.333, 0.   ])
+    >>> bool(np.abs(np.bincount(tokens, minlength=4) / 50_000 - [1/3, 1/3, 1/3, 0]).max() < 0.01)
+    True
+    """
+    p, q, k, n, rng = _checked_sampling(target, draft, k, n, rng)
+    if k > np.count_nonzero(q):
+        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
+    law = multi_candidate_law(p, q, k)
+    with np.errstate(divide="ignore"):
+        keys = rng.exponential(size=(n, q.size)) / q
+    candidates = np.argsort(keys, axis=1, kind="stable")[:, :k]
+    tokens, _ = sample_with_acceptance(q, acceptance_table(law.residuals[:-1], q), law.residuals[-1], n, rng,
+                                       candidates=candidates)
+    return tokens
+
+
+@dataclass(frozen=True)
+class BrokenCandidateRule:
+    """One broken multi-candidate rule, what it gets wrong, and how it is sampled and computed."""
+
+    name: str
+    mistake: str
+    law: Callable[..., np.ndarray]
+    """(target, draft, k) -> the exact output law."""
+    sample: Callable[..., np.ndarray]
+    """(target, draft, k, n, rng) -> n output tokens."""
+
+
+BROKEN_CANDIDATE_RULES = {
+    "stale residual": BrokenCandidateRule(
+        "stale residual",
+        "Every candidate is tested against p; after a rejection the next one should be tested "
+        "against the residual norm(max(0, r − q)).",
+        stale_residual_law,
+        sample_stale_residual,
+    ),
+    "without replacement": BrokenCandidateRule(
+        "without replacement",
+        "The candidates are k distinct tokens (drawn from q without replacement), but the test "
+        "divides by q(x) as if each were a fresh draw from q.",
+        without_replacement_law,
+        sample_without_replacement,
+    ),
+}
+
+
+def _checked_sampling(target, draft, k, n, rng):
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    k = validation.count(k, "k", minimum=1)
+    n = validation.count(n, "n")
+    return p, q, k, n, validation.generator(rng)

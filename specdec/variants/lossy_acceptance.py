@@ -1,0 +1,239 @@
+"""Lossy shortcuts: acceptance tests that accept more than the exact rule, and what they cost.
+
+At one position the draft proposes x ~ q; a rule accepts it with probability a(x); on rejection it
+emits a replacement drawn from some law R. The output law is then
+
+    P(output = x) = q(x)·a(x) + (1 − A)·R(x),   with A = Σₓ q(x)·a(x) the acceptance rate.
+
+The exact rule has a(x) = min(1, p(x)/q(x)) and R = norm(max(0, p − q)), which makes the law p.
+The shortcuts here trade that exactness for acceptance:
+
+* ``"typical"`` — Medusa's typical acceptance (Cai et al. 2024, https://arxiv.org/abs/2401.10774):
+  accept x when p(x) > min(ε, δ·exp(−H(p))), where H(p) = −Σ p log p is the entropy of p in nats.
+  A flat p (high entropy) lowers the bar. On rejection the target's own token is used: R = p.
+  The Medusa code's defaults are ε = 0.09 (``posterior_threshold``) and δ = 0.3
+  (``posterior_alpha``), https://github.com/FasterDecoding/Medusa.
+* ``"lenient"`` — accept x outright when p(x)/q(x) ≥ λ (λ ≤ 1), and otherwise with the exact
+  probability p(x)/q(x); on rejection R is the exact residual. λ = 1 is the exact rule; a smaller
+  λ accepts more.
+* ``"greedy"`` — greedy top-1 matching: accept x only when it is the target's most likely token,
+  and otherwise emit that token: R = the point mass at argmax p. The output is always argmax p —
+  exact for greedy decoding, far from p for sampling.
+
+Every law here is exact (no sampling): `lossy_law` computes it; `sample_lossy` draws from a rule
+so that the tests can check the law by sampling.
+
+Order of random draws in `lossy_step`: one ``rng.random()`` for the accept test of the exact and
+lenient rules (none for typical and greedy, whose tests are deterministic); then, on rejection,
+one ``rng.choice(V, p=R)`` (none for greedy, whose replacement is fixed).
+
+What is simplified: one position. In Medusa the candidates come from extra decoding heads and are
+organised in a tree, the first token of each step comes from the base model, and a temperature is
+applied to p before the test; here p and q are given rows.
+
+>>> law = lossy_law("greedy", [0.5, 0.3, 0.2, 0.0], [0.25] * 4)
+>>> law.output, law.acceptance, law.tv
+(array([1., 0., 0., 0.]), 0.25, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import validation
+from ..core import normalised_for_choice, unchecked_residual
+from .multi_candidate import draw_categorical
+
+#: The rules, in the order the notebook shows them.
+RULES = ("exact", "typical", "lenient", "greedy")
+
+#: Medusa's default hard threshold ε (``posterior_threshold``) and entropy factor δ (``posterior_alpha``).
+MEDUSA_EPSILON = 0.09
+MEDUSA_DELTA = 0.3
+
+
+def entropy(target) -> float:
+    """H(p) = −Σ p log p in nats (terms with p(x) = 0 contribute 0).
+
+    >>> round(entropy([0.5, 0.5]), 4)
+    0.6931
+    """
+    p = validation.distribution(target, "target")
+    positive = p[p > 0]
+    return float(max(0.0, -np.sum(positive * np.log(positive))))
+
+
+def typical_threshold(target, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA) -> float:
+    """Medusa's bar for p(x): min(ε, δ·exp(−H(p))).
+
+    >>> round(typical_threshold([0.25] * 4), 4)  # flat p: exp(−H) = 1/4
+    0.075
+    >>> typical_threshold([1.0, 0.0])  # certain p: exp(−H) = 1
+    0.09
+    """
+    epsilon = _positive_fraction(epsilon, "epsilon")
+    delta = _positive_fraction(delta, "delta")
+    return min(epsilon, delta * math.exp(-entropy(target)))
+
+
+def acceptance_probabilities(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA,
+                             lenience=1.0) -> np.ndarray:
+    """a(x): the probability that `rule` accepts token x when the draft proposes it.
+
+    Examples
+    --------
+    >>> acceptance_probabilities("lenient", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, lenience=0.5)
+    array([1., 1., 1., 0.])
+    >>> acceptance_probabilities("typical", [0.5, 0.3, 0.2, 0.0], [0.25] * 4)
+    array([1., 1., 1., 0.])
+    """
+    rule = _rule(rule)
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    return _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+
+
+def _acceptance(rule, p, q, epsilon, delta, lenience) -> np.ndarray:
+    if rule == "greedy":
+        accept = np.zeros(p.size)
+        accept[int(np.argmax(p))] = 1.0
+        return accept
+    if rule == "typical":
+        return (p > typical_threshold(p, epsilon, delta)).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.inf)
+    exact = np.minimum(1.0, ratio)
+    if rule == "exact":
+        return exact
+    return np.where(ratio >= lenience, 1.0, exact)
+
+
+def _replacement(rule, p, q) -> np.ndarray:
+    if rule == "typical":
+        return p.copy()
+    if rule == "greedy":
+        point = np.zeros(p.size)
+        point[int(np.argmax(p))] = 1.0
+        return point
+    return unchecked_residual(p, q)
+
+
+@dataclass(frozen=True)
+class LossyLaw:
+    """The exact output law of one rule at one position."""
+
+    rule: str
+    accept: np.ndarray
+    """a(x)."""
+    accepted: np.ndarray
+    """q(x)·a(x): P(x is drafted and accepted)."""
+    replacement: np.ndarray
+    """R: the law of the token emitted after a rejection."""
+    output: np.ndarray
+    """q·a + (1 − A)·R."""
+    acceptance: float
+    """A = Σ q·a."""
+    tv: float
+    """TV(output, p) = ½ Σ |output − p|: 0 for the exact rule."""
+
+
+def lossy_law(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> LossyLaw:
+    """The exact output law, acceptance rate and TV distance from p of one rule at one position.
+
+    Parameters
+    ----------
+    rule : {"exact", "typical", "lenient", "greedy"}
+    target, draft : array_like of shape (V,)
+    epsilon, delta : float in (0, 1]
+        Medusa's hard threshold and entropy factor (used by "typical").
+    lenience : float in (0, 1]
+        λ of "lenient": accept outright when p(x)/q(x) ≥ λ.
+
+    Examples
+    --------
+    >>> law = lossy_law("lenient", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, lenience=0.5)
+    >>> law.acceptance, law.output.round(3), round(law.tv, 3)
+    (0.75, array([0.458, 0.292, 0.25 , 0.   ]), 0.05)
+    """
+    rule = _rule(rule)
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    accept = _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+    accepted = q * accept
+    acceptance = min(1.0, float(accepted.sum()))
+    replacement = _replacement(rule, p, q)
+    output = accepted + (1.0 - acceptance) * replacement
+    return LossyLaw(rule, accept, accepted, replacement, output, acceptance, float(0.5 * np.abs(output - p).sum()))
+
+
+def lossy_step(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> int:
+    """One position verified by `rule`: the emitted token (the draft token or its replacement).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lossy_step("typical", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2, np.random.default_rng(0))
+    2
+    >>> lossy_step("exact", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 3, np.random.default_rng(0))
+    0
+    """
+    rule = _rule(rule)
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    lenience = _lenience(lenience)
+    if isinstance(token, (bool, np.bool_)) or not isinstance(token, (int, np.integer)):
+        raise TypeError(f"token must be an integer token id, got {token!r} of type {type(token).__name__}")
+    token = int(token)
+    if not 0 <= token < p.size or not q[token] > 0:
+        raise ValueError(f"token must be a token the draft could propose (0 … {p.size - 1} with q(x) > 0), got {token}")
+    rng = validation.generator(rng)
+    accept = _acceptance(rule, p, q, epsilon, delta, lenience).item(token)
+    if rule in ("exact", "lenient"):
+        if rng.random() < accept:
+            return token
+    elif accept == 1.0:
+        return token
+    if rule == "greedy":
+        return int(np.argmax(p))
+    return int(rng.choice(p.size, p=normalised_for_choice(_replacement(rule, p, q))))
+
+
+def sample_lossy(rule, target, draft, n, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> np.ndarray:
+    """n independent positions verified by `rule`, draft tokens drawn from q, vectorised.
+
+    Same law as `lossy_step` on draft tokens from q; the random stream differs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tokens = sample_lossy("typical", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 40_000, np.random.default_rng(0))
+    >>> (np.bincount(tokens, minlength=4) / 40_000).round(2)  # the law is (0.375, 0.325, 0.3, 0)
+    array([0.37, 0.33, 0.3 , 0.  ])
+    """
+    rule = _rule(rule)
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    n = validation.count(n, "n")
+    rng = validation.generator(rng)
+    accept = _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+    uniforms = rng.random((3, n))
+    drafted = draw_categorical(q, uniforms[0])
+    kept = uniforms[1] < accept[drafted]
+    replacement = draw_categorical(_replacement(rule, p, q), uniforms[2])
+    return np.where(kept, drafted, replacement)
+
+
+def _rule(rule) -> str:
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(repr(r) for r in RULES)}; got {rule!r}")
+    return rule
+
+
+def _positive_fraction(value, name: str) -> float:
+    value = validation.probability(value, name)
+    if value == 0.0:
+        raise ValueError(f"{name} must be in (0, 1], got 0.0")
+    return value
+
+
+def _lenience(value) -> float:
+    return _positive_fraction(value, "lenience")

@@ -1,0 +1,83 @@
+"""A target p and a draft q with a chosen acceptance rate α, for experiments "at equal α".
+
+The draft is a mixture q = (1 − t)·p + t·s of the target and a *contrarian* s: p with its
+probabilities handed out in reverse order (the likeliest token of p gets the smallest mass, and so
+on). Mixing is linear, so TV(p, q) = t·TV(p, s) and α = 1 − t·TV(p, s): any α from 1 − TV(p, s)
+up to 1 is reached exactly by t = (1 − α) / TV(p, s).
+
+What is simplified: a real draft differs from its target in structured ways (it misses context,
+it is over- or under-confident); this one differs in the simplest way that reaches every α.
+
+>>> p = geometric_target(4, 0.5)
+>>> p.round(3)
+array([0.533, 0.267, 0.133, 0.067])
+>>> q = draft_with_acceptance(p, 0.8)
+>>> round(float(np.minimum(p, q).sum()), 10)
+0.8
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import validation
+
+
+def geometric_target(vocab, ratio) -> np.ndarray:
+    """p(x) ∝ ratio^x for x = 0 … V−1: a few likely tokens and a tail.
+
+    >>> geometric_target(3, 0.5).round(4)
+    array([0.5714, 0.2857, 0.1429])
+    """
+    vocab = validation.count(vocab, "vocab", minimum=2)
+    ratio = validation.probability(ratio, "ratio")
+    if ratio == 0:
+        raise ValueError("ratio must be in (0, 1], got 0.0")
+    weights = ratio ** np.arange(vocab, dtype=np.float64)
+    return weights / weights.sum()
+
+
+def contrarian(target) -> np.ndarray:
+    """p's probabilities handed out in reverse order of p: the likeliest token gets the least.
+
+    >>> contrarian([0.6, 0.3, 0.1])
+    array([0.1, 0.3, 0.6])
+    """
+    p = validation.distribution(target, "target")
+    order = np.argsort(-p, kind="stable")
+    reversed_mass = np.empty_like(p)
+    reversed_mass[order] = p[order[::-1]]
+    return reversed_mass
+
+
+def lowest_acceptance(target) -> float:
+    """The smallest α `draft_with_acceptance` can reach for this target: 1 − TV(p, contrarian(p)).
+
+    >>> round(lowest_acceptance([0.6, 0.3, 0.1]), 3)
+    0.5
+    """
+    p = validation.distribution(target, "target")
+    return float(1.0 - 0.5 * np.abs(p - contrarian(p)).sum())
+
+
+def draft_with_acceptance(target, alpha) -> np.ndarray:
+    """A draft q with Σ min(p, q) = α exactly: q = (1 − t)·p + t·contrarian(p).
+
+    Raises ValueError if α is below `lowest_acceptance(target)`.
+
+    >>> draft_with_acceptance([0.6, 0.3, 0.1], 1.0)
+    array([0.6, 0.3, 0.1])
+    """
+    p = validation.distribution(target, "target")
+    alpha = validation.probability(alpha, "alpha")
+    s = contrarian(p)
+    distance = 0.5 * float(np.abs(p - s).sum())
+    if alpha < 1.0 - distance - 1e-12:
+        raise ValueError(
+            f"alpha must be at least {1.0 - distance:.4f} for this target (the draft then is the "
+            f"target in reverse order), got {alpha!r}"
+        )
+    if distance == 0.0:
+        return p.copy()
+    t = min(1.0, (1.0 - alpha) / distance)
+    return (1.0 - t) * p + t * s
