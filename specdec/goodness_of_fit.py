@@ -132,11 +132,11 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
     if observed.shape != law.shape:
         raise ValueError(f"counts must have one entry per category ({law.size}), got shape {observed.shape}")
     validation.integers_in_range(observed, "counts", 0, MAX_TOTAL_COUNT, "counts of samples")
-    total = float(observed.sum(dtype=np.float64))  # a float sum cannot overflow
+    total = sum(observed.tolist())  # Python ints: exact, and cannot overflow
     if total > MAX_TOTAL_COUNT:
         raise ValueError(
             f"counts must total at most 2**53 = {MAX_TOTAL_COUNT:,} samples (beyond that float64 cannot "
-            f"count them exactly), got a total of about {total:.3g}"
+            f"count them exactly), got {total:,}"
         )
     return _fit(observed.astype(np.int64), law, _significance(significance), category)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import specdec
+from specdec import validation
 from specdec.rows import random_rows, spec_example, token_labels
 
 TARGET_PROBS, DRAFT_PROBS, DRAFT_TOKENS = spec_example()
@@ -139,3 +140,77 @@ def test_lists_tuples_and_integer_arrays_are_accepted():
     assert specdec.speculative_step(TARGET_PROBS, DRAFT_PROBS, [np.int32(0), np.int64(1)], np.random.default_rng(0)) == expected
     assert specdec.acceptance_rate((1, 0), (0.5, 0.5)) == 0.5
     assert specdec.expected_tokens(np.float32(0.5), np.int64(2)) == 1.75
+
+
+@pytest.mark.parametrize(
+    "value, error, words",
+    [
+        (np.array([0.5 + 0.5j]), TypeError, ["x must be", "complex numbers (complex128)", ".real"]),
+        ([0.5, 1j], TypeError, ["x must be", "complex"]),
+        (np.array([1 + 0j], dtype=np.complex64), TypeError, ["complex64"]),
+        (["0.5"], TypeError, ["x must be", "cannot read as numbers", "<U3"]),
+        (np.array(["2020-01-01"], dtype="datetime64[D]"), TypeError, ["cannot read as numbers"]),
+        (np.array([1j], dtype=object), TypeError, ["x must be", "real numbers", "complex"]),
+        ([[1.0], [1.0, 2.0]], TypeError, ["x must be", "cannot read"]),
+        (None, TypeError, ["x must be", "NoneType"]),
+        (b"01", TypeError, ["x must be", "bytes"]),
+    ],
+)
+def test_real_array_refuses_what_is_not_real_numbers(value, error, words):
+    with pytest.raises(error) as raised:
+        validation.real_array(value, "x")
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+
+
+def test_real_array_converts_every_real_kind_and_copies_nothing_it_need_not():
+    floats = np.array([0.25, 0.75])
+    assert validation.real_array(floats, "x") is floats
+    assert validation.real_array([True, 2, 0.5], "x").tolist() == [1.0, 2.0, 0.5]
+    assert validation.real_array(np.array([3], dtype=np.uint8), "x").dtype == np.float64
+    assert validation.real_array(np.array([0.5], dtype=np.float32), "x").tolist() == [0.5]
+
+
+@pytest.mark.parametrize(
+    "value, ndim, error, words",
+    [
+        ([1.0, 2.0], 1, TypeError, ["ids must be a 1-D array of integer token ids", "float64", "1.0"]),
+        ([True, False], 1, TypeError, ["bool"]),
+        ([1 + 0j], 1, TypeError, ["complex128"]),
+        ([10**30], 1, TypeError, ["object"]),
+        ([[1, 2]], 1, ValueError, ["1-D", "shape (1, 2)"]),
+        ([1, 2], 2, ValueError, ["2-D", "shape (2,)"]),
+        ("12", 1, TypeError, ["str"]),
+    ],
+)
+def test_integer_array_refuses_anything_but_integers(value, ndim, error, words):
+    with pytest.raises(error) as raised:
+        validation.integer_array(value, "ids", ndim, "token ids")
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+
+
+def test_integer_array_keeps_integer_arrays_and_types_empty_ones():
+    ids = np.array([3, 1], dtype=np.int32)
+    assert validation.integer_array(ids, "ids", 1, "token ids") is ids
+    assert validation.integer_array([], "ids", 1, "token ids").dtype == np.int64
+    assert validation.integer_array(np.zeros((0, 3)), "ids", 2, "token ids").shape == (0, 3)
+
+
+def test_integers_in_range_names_the_first_entry_outside():
+    validation.integers_in_range(np.array([0, 2]), "x", 0, 2, "things")
+    validation.integers_in_range(np.array([], dtype=int), "x", 0, -1, "things")
+    with pytest.raises(ValueError, match=r"x\[1, 0\] = -3 is out of range: things must be in 0 … 2"):
+        validation.integers_in_range(np.array([[0, 1], [-3, 5]]), "x", 0, 2, "things")
+    with pytest.raises(ValueError, match=r"x\[0\] = 18446744073709551615 is out of range: counts must be in 0 … 9,007,199,254,740,992"):
+        validation.integers_in_range(np.array([2**64 - 1], dtype=np.uint64), "x", 0, 2**53, "counts")
+
+
+@pytest.mark.parametrize("value, error", [(0, ValueError), (-1.5, ValueError), (float("nan"), ValueError),
+                                          (float("inf"), ValueError), (True, TypeError), ("1", TypeError),
+                                          (1j, TypeError)])
+def test_positive_number_says_what_the_parameter_is(value, error):
+    with pytest.raises(error) as raised:
+        validation.positive_number(value, "spread", "the standard deviation of the logits")
+    assert "spread must be a finite number > 0 (the standard deviation of the logits)" in str(raised.value)
+    assert validation.positive_number(np.float32(0.5), "spread", "…") == 0.5
