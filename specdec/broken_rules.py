@@ -271,11 +271,11 @@ def unprocessed_draft_in_ratio(target_probs, draft_probs, draft_tokens, rng) -> 
 
     `draft_probs` holds the draft model's own distributions qᵢ = softmax(zᵢ). This rule stands for
     an engine that processes the draft's logits zᵢ before sampling, here dividing them by T: the
-    tokens come from q'ᵢ = softmax(zᵢ/T), which is qᵢ^(1/T) normalised, while the ratio still reads
-    qᵢ. The `draft_tokens` passed in are checked and then ignored: each is drawn again from q'ᵢ, one
-    ``rng.choice`` per row before the loop. The ratio is right only with the row the token was drawn
-    from. Top-k and top-p make the same mistake when the ratio reads the unfiltered row; one public
-    report of it: https://github.com/ohdearquant/lattice/issues/388 (verification took no temperature).
+    tokens come from q'ᵢ = softmax(zᵢ/T), which is qᵢ^(1/T) normalised, while the ratio (and the
+    residual) still read qᵢ. The `draft_tokens` passed in are checked and then ignored: each is drawn
+    again from q'ᵢ, one ``rng.choice`` per row before the loop. The ratio is right only with the row
+    the token was drawn from. Top-k and top-p filtering make the same mistake when the ratio reads
+    the unfiltered row.
 
     >>> import numpy as np
     >>> from specdec.rows import spec_example
@@ -549,7 +549,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
             unprocessed_draft_in_ratio,
             lambda p, q: replace(correct_rule_tables(p, q), draft_rows=at_temperature(q, DRAFT_TEMPERATURE)),
             "You drew the draft tokens at temperature 0.5, from q' ∝ q², but put the unprocessed q in "
-            "the ratio; the ratio must use the distribution the draft token was drawn from.",
+            "the ratio (and the residual); both must use the distribution the draft token was drawn from.",
             "A logits processor (temperature, top-k, top-p) applied to the draft's logits before "
             "sampling, while the acceptance ratio is computed from the draft's raw softmax.",
             _PERFECT_DRAFT_ROWS,
