@@ -151,21 +151,23 @@ class VerifyStepFigure:
     def _legend(axes, handles):
         axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
+    def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
+        """Title, y label, legend (`handles` and the ▼ marker) of a panel of bars; its right title and note."""
+        axes.set_title(title, loc="left", y=1.0)
+        right_title = axes.set_title(" ", loc="right", y=1.0)
+        axes.set_ylabel("probability")
+        self._legend(axes, [*handles, Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none",
+                                             markersize=9, label=marker_label)])
+        return right_title, self._note(axes)
+
     def _make_rows_panel(self) -> list:
         axes = self.rows_axes
         self.target_bars = _Bars(axes, -0.2, 0.38, **role_style("target"), edgecolor="none")
         self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
         self.drafted_marker, self.drafted_text = self._token_marker(axes)
-        axes.set_title("target pᵢ and draft qᵢ at the position under test", loc="left", y=1.0)
-        self.rows_title = axes.set_title(" ", loc="right", y=1.0)
-        axes.set_ylabel("probability")
-        self.rows_note = self._note(axes)
-        self._legend(axes, [
-            role_patch("target", "row pᵢ"),
-            role_patch("draft", "row qᵢ"),
-            Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none", markersize=9,
-                   label="drafted token xᵢ"),
-        ])
+        self.rows_title, self.rows_note = self._bar_panel(
+            axes, "target pᵢ and draft qᵢ at the position under test",
+            [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
         axes.tick_params(labelbottom=False)
         return [self.target_bars.collection, self.draft_bars.collection, self.drafted_marker,
                 self.drafted_text, self.rows_title, self.rows_note]
@@ -205,17 +207,11 @@ class VerifyStepFigure:
         axes = self.draw_axes
         self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
         self.drawn_marker, self.drawn_text = self._token_marker(axes)
-        axes.set_title("where the step's last token is drawn from", loc="left", y=1.0)
-        self.draw_title = axes.set_title(" ", loc="right", y=1.0)
-        axes.set_ylabel("probability")
+        self.draw_title, self.draw_note = self._bar_panel(
+            axes, "where the step's last token is drawn from",
+            [role_patch("resampled", "from the\nresidual rᵢ"), role_patch("bonus", "from the\nlast row pᵧ")],
+            "token drawn")
         axes.set_xlabel("token")
-        self.draw_note = self._note(axes)
-        self._legend(axes, [
-            role_patch("resampled", "from the\nresidual rᵢ"),
-            role_patch("bonus", "from the\nlast row pᵧ"),
-            Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none", markersize=9,
-                   label="token drawn"),
-        ])
         return [self.draw_bars.collection, self.drawn_marker, self.drawn_text, self.draw_title, self.draw_note]
 
     def _make_sequence_panel(self) -> list:

@@ -109,8 +109,8 @@ def _verify_step_draw(shown: int):
     return expected
 
 
-def _verify_step_spec_case(values: dict) -> list[str]:
-    """SPEC's example with the draft tokens the chosen case names, e.g. "…, drafts D A (seed 0)"."""
+def _verify_step_worked_example(values: dict) -> list[str]:
+    """The worked example with the draft tokens the chosen case names, e.g. "…, drafts D A (seed 0)"."""
     case = re.search(r"drafts ([A-Z ]+) \(", values["rows and draft tokens"]).group(1).split()
     target_probs, draft_probs, _ = spec_example()
     labels = token_labels(target_probs.shape[1])
@@ -145,7 +145,7 @@ def _monte_carlo_position(values: dict) -> list[str]:
     from specdec.goodness_of_fit import check_steps
     from specdec.sampling import sample_steps
 
-    # Notebook 03 shows the explorer on SPEC's example rows with the correct rule.
+    # Notebook 03 shows the explorer on the worked example's rows with the correct rule.
     target_probs, draft_probs, _ = spec_example()
     steps, seed, position = values["steps n"], values["seed"], values["output position i"]
     blocks = [sample_steps(target_probs, draft_probs, MONTE_CARLO_BLOCK, np.random.default_rng([seed, k]))
@@ -191,7 +191,7 @@ def _timeline(values: dict) -> list[str]:
 # --- notebook 06: divergence and temperature ------------------------------------------------------
 
 def _divergence_pair(values: dict) -> list[str]:
-    from specdec.widgets.divergence import pair_cloud  # the cloud's recipe; α and TV come from the core
+    from specdec.divergence import pair_cloud  # the cloud's recipe; α and TV come from the core
 
     cloud = pair_cloud(values["cloud seed"], values["tokens per distribution V"])
     index = values["highlighted pair"]
@@ -201,7 +201,7 @@ def _divergence_pair(values: dict) -> list[str]:
 
 def _temperature(values: dict) -> list[str]:
     from specdec.temperature import related_logits, softmax
-    from specdec.widgets.divergence import TEMPERATURE_VOCAB
+    from specdec.widgets.temperature import TEMPERATURE_VOCAB
 
     t_p, t_q = values["target temperature T_p"], values["draft temperature T_q"]
     target_logits, draft_logits = related_logits(TEMPERATURE_VOCAB, np.random.default_rng(values["logits seed"]))
@@ -249,7 +249,7 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("Step", "click", _verify_step_draw(2)),
         Move("Step", "click", _verify_step_draw(3)),
         Move("seed", "key:ArrowRight", _verify_step_new_step),
-        Move("rows and draft tokens", "choose:SPEC's example, drafts D A (seed 0)", _verify_step_spec_case),
+        Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
     ), picture_after=3),
     "Accepted part + resampled part = p": ExplorerCheck("derivation_explorer", (
         Move("draft weight of A", "key:ArrowRight", _derivation),

@@ -1,0 +1,175 @@
+"""Every figure draws each role (target p, draft q, accepted, …) with the palette's colour, hatch and label.
+
+A new figure joins `FIGURES` (see specdec/widgets/README.md).
+"""
+
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_rgb
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from specdec import palette, trace_step
+from specdec.narrate import frame_at
+from specdec.output_law import position_law
+from specdec.plots import (CloudFigure, DerivationFigure, MonteCarloFigure, OneTokenFigure, RealTextFigure,
+                           SpeedupFigure, TemperatureFigure, VerifyStepFigure)
+from specdec.rows import spec_example, token_labels
+
+
+def one_token():
+    picture = OneTokenFigure(max_vocab=4)
+    picture.update([0.5, 0.3, 0.2, 0.0], [0.25] * 4, [5 / 6, 1 / 6, 0, 0], list("ABCD"), 0.7)
+    return picture
+
+
+def verify_step():
+    trace = trace_step(*spec_example(), np.random.default_rng(0))
+    picture = VerifyStepFigure()
+    picture.update(trace, frame_at(trace, 3), token_labels(4))
+    return picture
+
+
+def derivation():
+    picture = DerivationFigure(list("ABCD"))
+    picture.update(position_law([0.5, 0.3, 0.2, 0.0], [0.25] * 4))
+    return picture
+
+
+def monte_carlo():
+    picture = MonteCarloFigure(["A", "B"], gamma=1)
+    picture.update(0, [0.6, 0.4], [0.6, 0.4], [0.5, 0.5], [0, 0.2, 0.8], [0, 0.2, 0.8], [100, 1000],
+                   [0.05, 0.01], [0.05, 0.016], 1000, "passes")
+    return picture
+
+
+def speedup():
+    picture = SpeedupFigure(max_gamma=3)
+    picture.update([0.5, 0.5], [1, 1.5, 1.75, 1.875], [1, 1.25, 1.2, 1.1], gamma=1, best_gamma=1)
+    return picture
+
+
+def cloud():
+    picture = CloudFigure()
+    picture.update([0.7, 0.9], [0.3, 0.1], [0.4, 0.1], highlighted=1)
+    return picture
+
+
+def temperature():
+    picture = TemperatureFigure(["A", "B"], [0.0, 1.0])
+    picture.update([0.6, 0.4], [0.3, 0.7], 1.0, 0.7, [0.6, 0.7], [0.0, 0.7])
+    return picture
+
+
+def real_text():
+    picture = RealTextFigure()
+    picture.update([0.2, 0.35, 0.56, 0.8], 3, 5, 0.58, (2.2, 1.8), (2.17, 1.81), gamma=4, c=20)
+    return picture
+
+
+#: Every figure of the series, made and updated once.
+FIGURES = {function.__name__: function for function in (
+    one_token, verify_step, derivation, monte_carlo, speedup, cloud, temperature, real_text)}
+
+ROLES = palette.ROLES.values()
+
+
+def legend_entries(figure):
+    for axes in figure.axes:
+        legend = axes.get_legend()
+        if legend is not None:
+            yield from zip(legend.legend_handles, (text.get_text() for text in legend.get_texts()))
+
+
+def rgb(colour):
+    return None if colour is None or (len(colour) == 4 and colour[3] == 0 and not isinstance(colour, str)) \
+        else tuple(round(value, 4) for value in to_rgb(colour))
+
+
+def roles_of_colour(colour):
+    return [role for role in ROLES if colour is not None and rgb(role.colour) == colour]
+
+
+def role_named_by(label):
+    named = [role for role in ROLES if label.startswith(role.label)]
+    return max(named, key=lambda role: len(role.label)) if named else None
+
+
+def check_entry(handle, label):
+    """The entry's role, found by its colour, and the role its label names agree; a fill has the role's hatch."""
+    if isinstance(handle, Patch):
+        face = rgb(handle.get_facecolor()) if handle.get_fill() else None
+        filled = face is not None and face != rgb("white")
+        colour = face if filled else rgb(handle.get_edgecolor())
+        hatch = handle.get_hatch() or ""
+    elif isinstance(handle, PathCollection):  # a scatter's markers
+        filled, hatch = False, ""
+        colour = rgb(handle.get_facecolor()[0])
+    else:
+        assert isinstance(handle, Line2D), type(handle)
+        filled, hatch = False, ""
+        marker_face = rgb(handle.get_markerfacecolor()) if handle.get_marker() not in (None, "None", "") else None
+        colour = marker_face if roles_of_colour(marker_face) else rgb(handle.get_color())
+    by_colour = roles_of_colour(colour)
+    named = role_named_by(label)
+    if named is not None:
+        assert rgb(named.colour) == colour, f"{label!r} is not drawn in {named.label}'s colour"
+    if not by_colour:
+        return None
+    if filled:
+        matching = [role for role in by_colour if role.hatch == hatch]
+        assert matching, f"{label!r}: colour of {[role.label for role in by_colour]} with hatch {hatch!r}"
+    else:
+        matching = [role for role in by_colour if not hatch or role.hatch == hatch]
+        assert matching, f"{label!r}: outline of {[role.label for role in by_colour]} with hatch {hatch!r}"
+    assert named in matching, f"{label!r} should begin with one of {[role.label for role in matching]}"
+    return named
+
+
+def test_each_role_has_its_own_hatch_and_label():
+    assert len({role.hatch for role in ROLES}) == len({role.label for role in ROLES}) == len(palette.ROLES)
+    assert {palette.ROLES[name].colour for name in ("target", "draft", "accepted", "resampled", "bonus")} == {
+        palette.TARGET, palette.DRAFT, palette.ACCEPTED, palette.RESAMPLED, palette.BONUS}
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_legend_entry_takes_colour_hatch_and_label_from_the_palette(name):
+    picture = FIGURES[name]()
+    entries = list(legend_entries(picture.figure))
+    assert entries, f"{name} has no legend"
+    for handle, label in entries:
+        check_entry(handle, label)
+
+
+@pytest.mark.parametrize("name, roles", [
+    ("one_token", {"target p", "draft q", "accepted", "resampled"}),
+    ("verify_step", {"target p", "draft q", "accepted", "resampled", "bonus", "accept zone", "reject zone"}),
+    ("derivation", {"target p", "draft q", "accepted", "resampled"}),
+    ("speedup", {"resampled", "bonus"}),
+    ("temperature", {"target p", "draft q"}),
+    ("real_text", {"accepted"}),
+])
+def test_the_roles_each_legend_shows(name, roles):
+    found = {check_entry(handle, label) for handle, label in legend_entries(FIGURES[name]().figure)}
+    assert {role.label for role in found if role is not None} == roles
+
+
+def test_a_check_that_can_fail():
+    wrong_hatch = Patch(facecolor=palette.RESAMPLED, hatch="//", label="resampled")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_hatch, "resampled")
+    wrong_label = Patch(facecolor=palette.DRAFT, hatch=palette.ROLES["draft"].hatch, label="proposal")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_label, "proposal")
+    wrong_colour = Patch(facecolor=palette.TARGET, label="accepted")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_colour, "accepted")
+
+
+def test_the_verify_step_output_boxes_wear_their_roles():
+    picture = verify_step()
+    trace = trace_step(*spec_example(), np.random.default_rng(0))
+    for box, origin in zip(picture.output_boxes, trace.origins):
+        role = palette.ROLES[origin]
+        assert rgb(box.get_facecolor()) == rgb(role.colour) and box.get_hatch() == role.hatch
