@@ -9,9 +9,9 @@ position against pᵢ, the token counts against their law, and the largest devia
 The correct rule passes at every n; each broken rule fails once n is large enough, and the
 deviation plot shows why: its curve stops following the 1/√n guide and levels off at the bias.
 
-What is simplified: each (rule, seed) pair is one run, sampled in blocks of 100,000 steps as the
-n slider asks for more; the slider looks at its first n steps. So growing n adds samples to the same
-run, as a longer experiment would, and moving the slider back costs no sampling.
+What is simplified: each (rule, seed) pair is one run (`specdec.sampled_runs`), sampled in blocks of
+100,000 steps as the n slider asks for more; the slider looks at its first n steps. So growing n adds
+samples to the same run, as a longer experiment would, and moving the slider back costs no sampling.
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ import numpy as np
 
 from .. import validation
 from ..broken_rules import BROKEN_RULES
-from ..goodness_of_fit import fit_counts, format_p_value
+from ..goodness_of_fit import format_p_value
 from ..output_law import position_law, reach_probabilities, token_count_law
 from ..plots.monte_carlo import DerivationFigure, MonteCarloFigure
 from ..rows import spec_example, token_labels
-from ..sampling import sample_steps
+from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from .explorer import LABEL_STYLE, Explorer
 
-#: The largest number of steps the explorer samples, and the range of its log slider.
-MAX_STEPS = 1_000_000
+#: The fewest steps the log slider offers (the most: `specdec.sampled_runs.MAX_STEPS`).
 MIN_STEPS = 100
 #: Largest seed offered.
 MAX_SEED = 99
@@ -184,7 +183,7 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
                                   style=LABEL_STYLE),
     }
     picture = MonteCarloFigure(labels, gamma)
-    runs = _Runs(target, draft)
+    runs = SampledRuns(target, draft)
     count_law = np.concatenate(([0.0], token_count_law(target, draft)))
     reach = reach_probabilities(target, draft)
 
@@ -195,7 +194,7 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
         fits = run.position_fits(steps)
         count_fit, count_frequencies = run.count_fit(steps, count_law)
         sizes, deviations = run.deviation_curve(position, steps)
-        spread = np.sqrt((target[position] * (1 - target[position])).max() / (reach[position] * sizes))
+        spread = deviation_guide(target[position], reach[position], sizes)
         fit = fits[position]
         verdict = f"{'passes' if fit.passed else 'FAILS'}: χ² p-value {format_p_value(fit.p_value)}"
         picture.update(position, run.frequencies(steps, position), target[position],
@@ -238,96 +237,6 @@ def monte_carlo_explorer(target_probs=None, draft_probs=None, rule="correct", n=
     if rule != "correct":
         on_rule(None)
     return explorer
-
-
-class _Runs:
-    """The runs sampled so far, one per (rule, seed); the few most recent are kept."""
-
-    KEPT = 4
-
-    def __init__(self, target: np.ndarray, draft: np.ndarray):
-        self.target, self.draft = target, draft
-        self._runs: dict = {}
-
-    def get(self, rule: str, seed: int) -> "_Run":
-        key = (rule, seed)
-        run = self._runs.pop(key, None) or _Run(self.target, self.draft, rule, seed)
-        self._runs[key] = run  # most recent last
-        while len(self._runs) > self.KEPT:
-            self._runs.pop(next(iter(self._runs)))
-        return run
-
-
-class _Run:
-    """Up to `MAX_STEPS` steps of one rule, sampled in blocks as the slider asks for more.
-
-    Block k is sampled with ``default_rng([seed, k])``, so the first n steps are the same whatever
-    order the slider visited its values in. The token and count tallies of every prefix looked at
-    are kept; a new prefix is tallied from the longest kept one below it.
-    """
-
-    BLOCK = 100_000
-    #: The prefix sizes of the deviation curve: 10² … 10⁶, eight per decade (the slider's values among them).
-    SIZES = np.unique(np.round(np.logspace(2, 6, 33)).astype(np.int64))
-
-    def __init__(self, target: np.ndarray, draft: np.ndarray, rule: str, seed: int):
-        self.target, self.draft, self.rule, self.seed = target, draft, rule, seed
-        positions, vocab = target.shape
-        self.tokens = np.empty((MAX_STEPS, positions), dtype=np.int32)  # filled block by block
-        self.counts = np.empty(MAX_STEPS, dtype=np.int32)
-        self.sampled = 0
-        # Token x at position i is tallied at i·(V+1) + x + 1; index i·(V+1) counts the −1 padding.
-        self._codes = (np.arange(positions, dtype=np.int32) * (vocab + 1) + 1)[None, :]
-        self._tallies: dict = {0: (np.zeros((positions, vocab + 1), np.int64), np.zeros(positions + 1, np.int64))}
-
-    def _sample_until(self, steps: int) -> None:
-        sampler = sample_steps if self.rule == "correct" else BROKEN_RULES[self.rule].sample_steps
-        while self.sampled < steps:
-            rng = np.random.default_rng([self.seed, self.sampled // self.BLOCK])
-            tokens, counts = sampler(self.target, self.draft, self.BLOCK, rng)
-            self.tokens[self.sampled : self.sampled + self.BLOCK] = tokens
-            self.counts[self.sampled : self.sampled + self.BLOCK] = counts
-            self.sampled += self.BLOCK
-
-    def tallies(self, steps: int):
-        """(token tallies (γ+1, V+1) with the padding in column 0, count tallies (γ+2,)) of the first `steps` steps."""
-        if steps not in self._tallies:
-            # Every prefix size of the deviation curve below `steps` is tallied on the way, in
-            # increasing order, so that each sampled step is counted once however the view asks.
-            for size in (*self.SIZES[self.SIZES < steps].tolist(), steps):
-                if size not in self._tallies:
-                    self._extend_tallies(size)
-        return self._tallies[steps]
-
-    def _extend_tallies(self, steps: int) -> None:
-        self._sample_until(steps)
-        start = max(size for size in self._tallies if size < steps)
-        tokens, counts = self._tallies[start]
-        positions, width = tokens.shape
-        codes = np.add(self.tokens[start:steps], self._codes, dtype=np.intp).ravel()  # bincount is slow on int32
-        extra_tokens = np.bincount(codes, minlength=positions * width).reshape(positions, width)
-        extra_counts = np.bincount(self.counts[start:steps].astype(np.intp), minlength=positions + 1)[: positions + 1]
-        self._tallies[steps] = (tokens + extra_tokens, counts + extra_counts)
-
-    def position_fits(self, steps: int):
-        tokens, _ = self.tallies(steps)
-        return [fit_counts(tokens[i, 1:], self.target[i]) for i in range(len(tokens))]
-
-    def frequencies(self, steps: int, position: int) -> np.ndarray:
-        observed = self.tallies(steps)[0][position, 1:]
-        total = observed.sum()
-        return observed / total if total else np.full(observed.size, np.nan)
-
-    def count_fit(self, steps: int, count_law: np.ndarray):
-        observed = self.tallies(steps)[1]
-        return fit_counts(observed, count_law, category="count"), observed / steps
-
-    def deviation_curve(self, position: int, steps: int):
-        """The largest |frequency − pᵢ| at each size of `SIZES` up to `steps`, and at `steps`."""
-        sizes = np.append(self.SIZES[self.SIZES < steps], steps)
-        deviations = np.array([np.abs(self.frequencies(int(size), position) - self.target[position]).max()
-                               for size in sizes])
-        return sizes.astype(float), deviations
 
 
 def _monte_carlo_readout(shown: dict, gamma: int) -> str:
