@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import specdec as sd
-from specdec import theory, validation
+from specdec import validation
 from specdec.goodness_of_fit import (
     MAX_SIZES,
     MAX_TOTAL_COUNT,
@@ -29,6 +29,7 @@ from specdec.rows import spec_example
 from specdec.temperature import related_logits, softmax
 from specdec.text import Generation, NGramModel, generate, mean_acceptance_rate, sample_contexts, speculative_generate
 from specdec.text.agreement import MAX_CONTEXT_LENGTH, MAX_CONTEXTS
+from specdec.text.corpus import stdlib_source_files
 from specdec.text.generation import MAX_TOKENS
 from specdec.text.ngram import MAX_TEXT_LENGTH
 
@@ -60,7 +61,8 @@ def same(first, second) -> bool:
 
 
 def assert_refused(function, arguments, error, words, absent=()):
-    """Call function(*arguments, rng=…) if it takes one, else function(*arguments), and check the refusal."""
+    """Call function(*arguments, rng), expect `error` with every one of `words` (and none of `absent`)
+    in its message, and check that rng made no draw and the arguments are unchanged."""
     rng = np.random.default_rng(12)
     state = copy.deepcopy(rng.bit_generator.state)
     before = copy.deepcopy(arguments)
@@ -216,6 +218,15 @@ def test_helpers_refuse_bad_input(function, arguments, error, words):
     assert_refused(function, arguments, error, words)
 
 
+@pytest.mark.parametrize("root, error, words", [
+    (42, TypeError, ["root must be a path", "int"]),
+    ("/no/such/directory", ValueError, ["root must be an existing directory", "/no/such/directory"]),
+    (__file__, ValueError, ["root must be an existing directory"]),
+], ids=["int", "missing", "a file"])
+def test_stdlib_source_files_wants_an_existing_directory(root, error, words):
+    assert_refused(lambda r, rng: stdlib_source_files(r), (root,), error, words)
+
+
 GOOD_GENERATION = dict(prompt="th", text="e c", origins=("accepted", "accepted", "resampled"), tokens_per_step=(3,),
                        target_calls=1, draft_calls=4, gamma=4, visited_acceptance_rates=(0.9, 0.7, 0.5),
                        visited_accepted=(True, True, False))
@@ -357,7 +368,7 @@ def test_fit_refuses_a_text_longer_than_the_limit():
     model = NGramModel(order=2)
     with pytest.raises(ValueError, match=r"text must hold at most 10,000,000 characters .* got 10,000,001"):
         model.fit("a" * (MAX_TEXT_LENGTH + 1))
-    assert model._vocab is None  # nothing was fitted
+    assert "not fitted" in repr(model)
 
 
 # 6. Edge arithmetic: refused clearly, or finite and correct. --------------------------------------------
@@ -408,7 +419,7 @@ def test_fit_refuses_a_lone_surrogate_naming_text(text, index):
     model = NGramModel(order=2)
     assert_refused(lambda t, rng: model.fit(t), (text,), ValueError,
                    ["text contains", f"at index {index}", "lone surrogate", "not a character"])
-    assert model._vocab is None
+    assert "not fitted" in repr(model)
 
 
 def test_a_surrogate_in_a_context_reads_as_unknown():
@@ -422,12 +433,3 @@ def test_goodness_of_fit_names_samples_and_never_truncates():
                    ["samples", "integer"])
     assert_refused(lambda s, rng: goodness_of_fit(s, [0.5, 0.5]), ([0, 1, 2],), ValueError,
                    ["samples[2] = 2", "0 … 1"])
-
-
-def test_unknown_id_is_gone():
-    assert not hasattr(NGramModel, "unknown_id")
-
-
-def test_theory_rate_functions_still_take_plain_rates():
-    # The valid path of the functions listed in case 1 that do not go through validation yet.
-    assert theory.survival_probabilities([0.5, 0.8]).tolist() == [1.0, 0.5, 0.4]

@@ -62,7 +62,7 @@ def stdlib_source_files(root=None) -> list[Path]:
     Parameters
     ----------
     root : path-like, optional
-        Where to look; the installed standard library by default.
+        An existing directory to look in; the installed standard library by default.
 
     Examples
     --------
@@ -70,7 +70,14 @@ def stdlib_source_files(root=None) -> list[Path]:
     >>> files == sorted(files), any(path.name == "textwrap.py" for path in files)
     (True, True)
     """
-    root = stdlib_path() if root is None else Path(root)
+    if root is None:
+        root = stdlib_path()
+    elif isinstance(root, (str, os.PathLike)):
+        root = Path(root)
+    else:
+        raise TypeError(f"root must be a path (str or os.PathLike) or None, got {type(root).__name__}")
+    if not root.is_dir():
+        raise ValueError(f"root must be an existing directory, got {str(root)!r}")
     found = []
     for directory, subdirectories, filenames in os.walk(root):
         subdirectories[:] = [name for name in subdirectories if _walked(name)]
