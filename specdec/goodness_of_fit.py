@@ -131,7 +131,9 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
     observed = validation.integer_array(counts, "counts", 1, "counts (one per category)")
     if observed.shape != law.shape:
         raise ValueError(f"counts must have one entry per category ({law.size}), got shape {observed.shape}")
-    validation.integers_in_range(observed, "counts", 0, MAX_TOTAL_COUNT, "counts of samples")
+    validation.integers_in_range(
+        observed, "counts", 0, MAX_TOTAL_COUNT, "counts of samples (at most 2**53 in all, the most float64 counts exactly)"
+    )
     total = sum(observed.tolist())  # Python ints: exact, and cannot overflow
     if total > MAX_TOTAL_COUNT:
         raise ValueError(

@@ -1,7 +1,9 @@
 """Argument checks shared by every public function of specdec.
 
-Each check either returns a clean value (a float array, a list of Python ints, a float) or raises a
-`ValueError` / `TypeError` whose message names the argument, says what was wrong and what is expected.
+Each check either returns a clean value (a float array, an integer array, a list of Python ints, a
+float) or raises a `ValueError` / `TypeError` whose message names the argument, says what was wrong
+and what is expected. Arrays are read with `real_array` or `integer_array`, never with
+``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates floats silently.
 The public functions run all their checks before they touch the random generator, so a bad call
 never consumes a draw.
 
