@@ -98,12 +98,22 @@ def stale_residual_law(target, draft, k) -> np.ndarray:
     >>> stale_residual_law([0.5, 0.5], [0.9, 0.1], 1)
     array([0.5, 0.5])
     """
+    accepted, resampled = stale_residual_parts(target, draft, k)
+    return accepted + resampled
+
+
+def stale_residual_parts(target, draft, k) -> tuple[np.ndarray, np.ndarray]:
+    """`stale_residual_law` split: (P(x comes out as an accepted candidate), P(x comes from r)).
+
+    >>> [part.round(3) for part in stale_residual_parts([0.5, 0.5], [0.9, 0.1], 2)]
+    [array([0.7 , 0.14]), array([0.  , 0.16])]
+    """
     p, q = validation.distribution_pair(target, draft, "target", "draft")
     k = validation.count(k, "k", minimum=1)
     overlap = np.minimum(p, q)
     miss = 1.0 - min(1.0, float(overlap.sum()))
     tries = sum(miss**j for j in range(k))
-    return overlap * tries + miss**k * unchecked_residual(p, q)
+    return overlap * tries, miss**k * unchecked_residual(p, q)
 
 
 def without_replacement_law(target, draft, k) -> np.ndarray:
@@ -116,6 +126,16 @@ def without_replacement_law(target, draft, k) -> np.ndarray:
     >>> without_replacement_law([0.5, 0.5], [0.5, 0.5], 2)
     array([0.5, 0.5])
     """
+    accepted, resampled = without_replacement_parts(target, draft, k)
+    return accepted + resampled
+
+
+def without_replacement_parts(target, draft, k) -> tuple[np.ndarray, np.ndarray]:
+    """`without_replacement_law` split: (P(x comes out as an accepted candidate), P(x comes from r_{k+1})).
+
+    >>> [part.round(3) for part in without_replacement_parts([0.5, 0.5], [0.9, 0.1], 2)]
+    [array([0.5, 0.5]), array([0., 0.])]
+    """
     p, q = validation.distribution_pair(target, draft, "target", "draft")
     k = validation.count(k, "k", minimum=1)
     if k > np.count_nonzero(q):
@@ -123,10 +143,11 @@ def without_replacement_law(target, draft, k) -> np.ndarray:
     residuals = multi_candidate_law(p, q, k).residuals
     acceptance = acceptance_table(residuals[:-1], q)
     law = np.zeros(p.size)
+    resampled = np.zeros(p.size)
 
     def visit(stage: int, used: tuple, weight: float) -> None:
         if stage == k:
-            law[:] += weight * residuals[k]
+            resampled[:] += weight * residuals[k]
             return
         free = q.copy()
         free[list(used)] = 0.0
@@ -137,7 +158,7 @@ def without_replacement_law(target, draft, k) -> np.ndarray:
             visit(stage + 1, used + (int(token),), chance * (1.0 - acceptance[stage, token]))
 
     visit(0, (), 1.0)
-    return law
+    return law, resampled
 
 
 def sample_stale_residual(target, draft, k, n, rng) -> np.ndarray:
@@ -188,6 +209,8 @@ class BrokenCandidateRule:
     mistake: str
     law: Callable[..., np.ndarray]
     """(target, draft, k) -> the exact output law."""
+    parts: Callable[..., tuple]
+    """(target, draft, k) -> (accepted part, resampled part) of that law."""
     sample: Callable[..., np.ndarray]
     """(target, draft, k, n, rng) -> n output tokens."""
 
@@ -198,6 +221,7 @@ BROKEN_CANDIDATE_RULES = {
         "Every candidate is tested against p; after a rejection the next one should be tested "
         "against the residual norm(max(0, r − q)).",
         stale_residual_law,
+        stale_residual_parts,
         sample_stale_residual,
     ),
     "without replacement": BrokenCandidateRule(
@@ -205,6 +229,7 @@ BROKEN_CANDIDATE_RULES = {
         "The candidates are k distinct tokens (drawn from q without replacement), but the test "
         "divides by q(x) as if each were a fresh draw from q.",
         without_replacement_law,
+        without_replacement_parts,
         sample_without_replacement,
     ),
 }

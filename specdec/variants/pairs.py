@@ -81,3 +81,29 @@ def draft_with_acceptance(target, alpha) -> np.ndarray:
         return p.copy()
     t = min(1.0, (1.0 - alpha) / distance)
     return (1.0 - t) * p + t * s
+
+
+def confident_draft(target, alpha, favourite) -> np.ndarray:
+    """A draft that over-trusts one token: q = (1 − t)·p + t·δ_favourite, with Σ min(p, q) = α.
+
+    TV(p, δ_f) = 1 − p(f), so α = 1 − t·(1 − p(f)) reaches any α from p(f) up to 1. Such a draft is
+    sharper than the target, as a greedy or top-k draft is; the exact rule accepts its favourite
+    only with probability p(f)/q(f).
+
+    >>> confident_draft([0.5, 0.3, 0.2], 0.8, 1).round(3)
+    array([0.357, 0.5  , 0.143])
+    """
+    p = validation.distribution(target, "target")
+    alpha = validation.probability(alpha, "alpha")
+    favourite = validation.count(favourite, "favourite", 0, p.size - 1)
+    if alpha < p[favourite] - 1e-12:
+        raise ValueError(
+            f"alpha must be at least p(favourite) = {p[favourite]:.4f} (the draft then always proposes "
+            f"the favourite), got {alpha!r}"
+        )
+    if p[favourite] >= 1.0:
+        return p.copy()
+    t = min(1.0, (1.0 - alpha) / (1.0 - p[favourite]))
+    q = (1.0 - t) * p
+    q[favourite] += t
+    return q
