@@ -14,13 +14,16 @@ from .speedup import speedup_explorer
 from .temperature import temperature_explorer
 from .text import coloured_text_html, text_explorer
 from .timeline import timeline_explorer
+from .variants import candidates_explorer, lossy_explorer
 from .verify_step import verify_step_explorer
 
 __all__ = [
     "Explorer",
+    "candidates_explorer",
     "coloured_text_html",
     "derivation_explorer",
     "divergence_explorer",
+    "lossy_explorer",
     "monte_carlo_explorer",
     "one_token_explorer",
     "speedup_explorer",

@@ -238,6 +238,46 @@ def _text_speedup(values: dict) -> list[str]:
     ]
 
 
+# --- notebook 08: beyond one draft ----------------------------------------------------------------
+
+def _candidates(values: dict) -> list[str]:
+    from specdec.variants.broken_candidates import BROKEN_CANDIDATE_RULES
+    from specdec.variants.multi_candidate import multi_candidate_law
+    from specdec.variants.pairs import draft_with_acceptance, geometric_target
+    from specdec.widgets.variants import CANDIDATE_RULES
+
+    # The explorer's documented rows: p(x) ∝ 0.55^x over six tokens, a draft with the chosen α.
+    k, alpha = values["candidates k"], round(float(values["α of one candidate"]), 2)
+    rule = {label: name for name, label in CANDIDATE_RULES.items()}[values["rule"]]
+    p = geometric_target(6, 0.55)
+    q = draft_with_acceptance(p, alpha)
+    if rule == "exact":
+        accepted = multi_candidate_law(p, q, k).any_accepted
+    else:
+        accepted = float(BROKEN_CANDIDATE_RULES[rule].parts(p, q, k)[0].sum())
+    return [f"α of one candidate = {alpha:.2f}, k = {k}", f"P(some candidate accepted) = {accepted:.3f}"]
+
+
+def _lossy(values: dict) -> list[str]:
+    from specdec.variants.lossy_acceptance import lossy_law
+    from specdec.variants.pairs import confident_draft, draft_with_acceptance, geometric_target
+    from specdec.widgets.variants import LOSSY_RULE_LABELS
+
+    # The explorer's documented rows: p(x) ∝ 0.6^x over eight tokens; the draft the dropdown names.
+    p = geometric_target(8, 0.6)
+    alpha = round(float(values["exact α"]), 2)
+    kind = values["draft"]
+    q = draft_with_acceptance(p, alpha) if kind == "mixes p with its reverse" else \
+        confident_draft(p, alpha, "ABC".index(kind.split()[-1]))
+    rule = {label: name for name, label in LOSSY_RULE_LABELS.items()}[values["rule"]]
+    law = lossy_law(rule, p, q, lenience=round(float(values["lenient λ"]), 2),
+                    epsilon=round(float(values["typical ε"]), 2), delta=round(float(values["typical δ"]), 2))
+    exact = lossy_law("exact", p, q)
+    return [f"Acceptance rate {law.acceptance:.3f} against the exact rule's α = {exact.acceptance:.3f}: "
+            f"gain {law.acceptance - exact.acceptance:+.3f}",
+            f"TV distance of the output from p: {law.tv:.3f}"]
+
+
 #: Every explorer of the series, by title.
 EXPLORERS: dict[str, ExplorerCheck] = {
     "One token: the acceptance rule and the residual": ExplorerCheck("one_token_explorer", (
@@ -275,5 +315,15 @@ EXPLORERS: dict[str, ExplorerCheck] = {
     )),
     "Speculative decoding on real text": ExplorerCheck("text_explorer", (
         Move("cost ratio c (target time / draft time)", "key:ArrowRight", _text_speedup),
+    )),
+    "Several candidates at one position": ExplorerCheck("candidates_explorer", (
+        Move("candidates k", "key:ArrowRight", _candidates),
+        Move("α of one candidate", "key:ArrowLeft", _candidates),
+        Move("rule", "choose:broken: residual not updated", _candidates),
+    )),
+    "Lossy acceptance: more accepted, how far from p": ExplorerCheck("lossy_explorer", (
+        Move("typical ε", "key:ArrowRight", _lossy),
+        Move("rule", "choose:lenient: accept when p/q ≥ λ", _lossy),
+        Move("lenient λ", "key:ArrowLeft", _lossy),
     )),
 }
