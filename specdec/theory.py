@@ -178,17 +178,14 @@ def kl_divergence(p, q) -> float:
     return float(max(0.0, np.sum(ps * np.log(ps / qs))))
 
 
-def _rates(rates) -> np.ndarray:
-    try:
-        values = np.asarray(rates, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"rates must be a 1-D sequence of acceptance rates, got {type(rates).__name__}") from None
+def _rates(rates, name: str = "rates") -> np.ndarray:
+    values = validation.real_array(rates, name, "a 1-D sequence of acceptance rates")
     if values.ndim != 1:
-        raise ValueError(f"rates must be 1-D (one acceptance rate per draft position), got shape {values.shape}")
+        raise ValueError(f"{name} must be 1-D (one acceptance rate per entry), got shape {values.shape}")
     outside = ~((values >= 0) & (values <= 1))  # NaN counts as outside
     if outside.any():
         index = int(np.argmax(outside))
-        raise ValueError(f"rates[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
+        raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
     return values
 
 
@@ -255,7 +252,7 @@ def speedup_table(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     array([[1.429, 1.591, 1.63 ],
            [1.81 , 2.464, 2.99 ]])
     """
-    values = _rates(alphas)
+    values = _rates(alphas, "alphas")
     c = validation.cost_ratio(c)
     max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
     return np.array([[_speedup(float(alpha), gamma, c) for gamma in range(1, max_gamma + 1)] for alpha in values])
@@ -269,5 +266,5 @@ def best_draft_lengths(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     >>> best_draft_lengths([0.6, 0.7, 0.8, 0.9], 20)
     array([ 4,  6,  8, 13])
     """
-    values = _rates(alphas)
+    values = _rates(alphas, "alphas")
     return np.array([optimal_gamma(float(alpha), c, max_gamma)[0] for alpha in values], dtype=int)

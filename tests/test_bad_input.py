@@ -119,12 +119,8 @@ COMPLEX_SCALAR_CASES = [
     ("NGramModel temperature", lambda t, rng: NGramModel(2, temperature=t), (1 + 0j,), "temperature"),
 ]
 
-# theory._rates reads the rates with np.asarray(rates, dtype=float), which drops the imaginary part
-# with only a ComplexWarning; theory.py is outside this change (see the report to the lead).
-RATES_GAP = pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                              reason="theory._rates does not go through validation.real_array yet")
 COMPLEX_RATE_CASES = [
-    pytest.param(function, id=function.__name__, marks=RATES_GAP)
+    pytest.param(function, id=function.__name__)
     for function in (sd.token_count_distribution_for_rates, sd.expected_tokens_for_rates, sd.survival_probabilities)
 ]
 

@@ -569,3 +569,15 @@ def test_a_failing_check_leaves_the_frozen_cases_untouched():
     check("acceptance_rate", vandal)
     assert check("acceptance_rate", acceptance_rate).passed
     assert math.isclose(specdec.acceptance_rate(*cases_for("acceptance_rate")[0].arguments()), 0.7)
+
+
+@pytest.mark.parametrize("name, time_limit, error, words", [
+    (["acceptance_rate"], 5, TypeError, ["name must be the exercise's name as a string", "got list"]),
+    ("acceptance_rate", 0, ValueError, ["time_limit must be a number of seconds in (0, 600]", "got 0"]),
+    ("acceptance_rate", float("nan"), ValueError, ["time_limit must be", "got nan"]),
+    ("acceptance_rate", "5", ValueError, ["time_limit must be", "got '5'"]),
+])
+def test_check_refuses_a_bad_name_or_time_limit_naming_it(name, time_limit, error, words):
+    with pytest.raises(error) as raised:
+        check(name, lambda target, draft: 0.0, time_limit=time_limit)
+    assert all(word in str(raised.value) for word in words), str(raised.value)

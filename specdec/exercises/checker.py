@@ -56,6 +56,11 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     >>> result.case.label, result.hint.startswith("at α = 1 the formula divides by zero")
     ('worked example (α = 1: every draft token passes)', True)
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the exercise's name as a string, one of {', '.join(map(repr, EXERCISE_NAMES))}; "
+                        f"got {type(name).__name__}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit <= 600:
+        raise ValueError(f"time_limit must be a number of seconds in (0, 600], got {time_limit!r}")
     if name not in EXERCISES:
         raise ValueError(f"name must be one of {', '.join(map(repr, EXERCISE_NAMES))}; got {name!r}")
     if not callable(function):
