@@ -581,3 +581,14 @@ def test_check_refuses_a_bad_name_or_time_limit_naming_it(name, time_limit, erro
     with pytest.raises(error) as raised:
         check(name, lambda target, draft: 0.0, time_limit=time_limit)
     assert all(word in str(raised.value) for word in words), str(raised.value)
+
+
+def test_a_residual_returned_as_complex_numbers_is_a_type_problem():
+    import specdec
+
+    def residual_distribution(target, draft):
+        return specdec.residual_distribution(target, draft).astype(complex)
+
+    result = check("residual_distribution", residual_distribution)
+    assert not result.passed
+    assert "numpy.ndarray of complex128, not an array of real numbers" in result.message

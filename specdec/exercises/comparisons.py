@@ -128,9 +128,12 @@ def _as_float_vector(value) -> np.ndarray | None:
     if not isinstance(value, (np.ndarray, list, tuple)):
         return None
     try:
-        return np.asarray(value, dtype=np.float64)
+        array = np.asarray(value)
     except (TypeError, ValueError):
         return None
+    if array.dtype.kind not in "biuf":  # complex, text and objects are not a float vector
+        return None
+    return array.astype(np.float64, copy=False)
 
 
 def _same_vector(first, second) -> bool:
@@ -143,7 +146,9 @@ def _same_vector(first, second) -> bool:
 def _compare_residual(expected: Outcome, got: Outcome) -> Problem | None:
     vector = _as_float_vector(got.value)
     if vector is None:
-        return Problem("type", f"your function returned {describe_type(got.value)}, not an array",
+        dtype = getattr(got.value, "dtype", None)
+        what = f"{describe_type(got.value)} of {dtype}" if dtype is not None else describe_type(got.value)
+        return Problem("type", f"your function returned {what}, not an array of real numbers",
                        hints.RETURN_ARRAY)
     if vector.shape != expected.value.shape:
         return Problem("value", f"the shape is {vector.shape}, not {expected.value.shape}")
