@@ -1,0 +1,114 @@
+"""The notebooks read as lessons: learner vocabulary, recaps, predict-first, glossary marks, links.
+
+- No internal words ("SPEC", "contract", "nbval") in the markdown of notebooks 01–09 and the
+  solutions; notebook 00 keeps test talk in its "For maintainers" part.
+- Notebooks 01–07: a Recap heading; before each explorer (a cell whose output goes through a widget,
+  tagged nbval-ignore-output) a Predict prompt with its answer hidden in <details>; every glossary
+  term, where it first appears as prose, inside an <abbr> whose title is its glossary definition.
+- Leviathan et al. and Chen et al. are linked where first named.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+
+from specdec.glossary import GLOSSARY
+from tests.notebook_markdown import NOTEBOOKS, abbr_title_at, first_use, markdown_cells
+
+LEARNER = sorted(NOTEBOOKS.glob("0[1-9]_*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+LESSONS = sorted(path for path in NOTEBOOKS.glob("0[1-7]_*.ipynb"))
+START = NOTEBOOKS / "00_start_here.ipynb"
+INTERNAL_WORDS = re.compile(r"\bSPEC\b|\bcontract\b|\bnbval\b", re.I)
+TAGS = re.compile(r"</?[A-Za-z][^<>]*>")
+LINKS = {"Leviathan": "https://arxiv.org/abs/2211.17192", "Chen et al": "https://arxiv.org/abs/2302.01318"}
+
+
+def _ids(paths):
+    return [path.name for path in paths]
+
+
+def test_the_lesson_notebooks_are_there():
+    assert len(LESSONS) >= 6 and len(LEARNER) >= 8
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=_ids(LEARNER))
+def test_no_internal_words_in_learner_text(path):
+    for text in markdown_cells(path):
+        assert not INTERNAL_WORDS.search(text), INTERNAL_WORDS.search(text).group(0) + " in: " + text[:200]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
+def test_a_recap_heading(path):
+    assert any(re.search(r"^#+ .*\bRecap\b", text, re.M) for text in markdown_cells(path))
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
+def test_predict_first_before_each_explorer(path):
+    cells = nbformat.read(path, as_version=4).cells
+    since_last_explorer = []
+    explorers = 0
+    for cell in cells:
+        if cell.cell_type == "markdown":
+            since_last_explorer.append(cell.source)
+        elif "nbval-ignore-output" in cell.metadata.get("tags", []):
+            explorers += 1
+            text = "\n".join(since_last_explorer)
+            predict = re.search(r"\*\*Predict\b", text)
+            assert predict, f"no Predict prompt before explorer cell: {cell.source[:80]}"
+            assert "<details>" in text[predict.start():] and "</details>" in text[predict.start():], \
+                f"the Predict answer before {cell.source[:60]!r} is not hidden in <details>"
+            since_last_explorer = []
+    assert explorers >= 1
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
+def test_glossary_terms_are_defined_where_first_used(path):
+    cells = markdown_cells(path)
+    for term, definition in GLOSSARY.items():
+        use = first_use(cells, term)
+        if use is None:
+            continue
+        index, match = use
+        title = abbr_title_at(cells[index], match.start())
+        assert title == definition, f"first use of {term!r} is not marked with its definition: " \
+                                    f"{cells[index][max(0, match.start() - 60):match.end() + 20]!r}"
+
+
+def test_at_least_fifteen_terms_are_marked_across_the_lessons():
+    marked = {term for path in LESSONS for term in GLOSSARY if first_use(markdown_cells(path), term)}
+    assert len(GLOSSARY) >= 15 and len(marked) >= 15, sorted(set(GLOSSARY) - marked)
+
+
+@pytest.mark.parametrize("path", [START] + LESSONS + [p for p in LEARNER if p not in LESSONS],
+                         ids=_ids([START] + LESSONS + [p for p in LEARNER if p not in LESSONS]))
+def test_papers_are_linked_where_first_named(path):
+    for text in markdown_cells(path):
+        prose = TAGS.sub("", text)  # a name inside a hover title is not a citation
+        for name, link in LINKS.items():
+            if name in prose:
+                assert link in text, f"{name} named without its link {link} in: {text[:120]!r}"
+                break
+
+
+def test_start_here_has_glossary_reading_and_a_maintainers_part():
+    cells = markdown_cells(START)
+    text = "\n\n".join(cells)
+    glossary = next(cell for cell in cells if re.search(r"^## Glossary", cell, re.M))
+    for term in GLOSSARY:
+        assert f"**{term}**" in glossary, term
+    reading = next(cell for cell in cells if re.search(r"^## Further reading", cell, re.M))
+    assert all(link in reading for link in LINKS.values())
+    maintainers = re.search(r"^## For maintainers", text, re.M)
+    assert maintainers
+    for word in ("nbval", "SPEC", "contract"):
+        found = [match.start() for match in re.finditer(rf"\b{word}\b", text)]
+        assert all(position > maintainers.start() for position in found), word
+
+
+def test_start_here_maps_all_ten_notebooks():
+    table = next(cell for cell in markdown_cells(START) if cell.startswith("## The series"))
+    for number in ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09"):
+        assert f"| [{number} " in table, number
