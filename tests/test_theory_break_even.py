@@ -48,7 +48,7 @@ def test_bad_input_names_the_argument():
         break_even_acceptance_rate(0)
     with pytest.raises(ValueError, match="alpha"):
         speedup_with_one_draft(1.5, 10)
-    with pytest.raises(ValueError, match=r"rates\[1\]"):
+    with pytest.raises(ValueError, match=r"alphas\[1\]"):
         speedup_table([0.5, 2.0], 10)
     with pytest.raises(ValueError, match="max_gamma"):
         best_draft_lengths([0.5], 10, max_gamma=0)
