@@ -9,33 +9,46 @@ from __future__ import annotations
 import argparse
 
 from . import rows as example_rows
+from . import validation
 from .core import expected_tokens
 from .narrate import narrate_trace
-from .theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup
+from .theory import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, optimal_gamma, speedup
+
+
+#: Defaults of ``step``'s random rows; None in the parser, so that ``--example`` can tell them apart.
+STEP_DEFAULTS = {"gamma": 3, "vocab": 6, "closeness": 0.5}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2, never a traceback."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m specdec",
         description="Speculative decoding, one random draw at a time (p = target, q = draft).",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
 
     step = commands.add_parser(
         "step",
         help="print one verify step draw by draw",
         description="Run one verify step on seeded random rows (or the worked example) and print every draw.",
     )
-    step.add_argument("--gamma", type=int, default=3, help="number of draft tokens γ (default: 3)")
-    step.add_argument("--vocab", type=int, default=6, help="vocabulary size V (default: 6)")
+    step.add_argument("--gamma", type=int, help=f"number of draft tokens γ, 0 … {validation.MAX_GAMMA} (default: 3)")
+    step.add_argument("--vocab", type=int, help="vocabulary size V, 2 … 1,000,000 (default: 6)")
     step.add_argument("--seed", type=int, default=0, help="seed of the rows, the draft and the step (default: 0)")
     step.add_argument(
-        "--closeness", type=float, default=0.5,
+        "--closeness", type=float,
         help="how close the draft rows are to the target rows, 0 … 1 (default: 0.5)",
     )
     step.add_argument(
         "--example", action="store_true",
-        help="use the worked example (γ = 2, V = 4, draft tokens A B) instead of random rows",
+        help="use the worked example (γ = 2, V = 4, draft tokens A B) instead of random rows; "
+        "it fixes γ, V and the rows, so it takes none of --gamma, --vocab, --closeness",
     )
 
     speed = commands.add_parser(
@@ -53,7 +66,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def step_options(args) -> dict:
+    """--gamma, --vocab and --closeness, checked under their own names, with defaults filled in."""
+    given = [name for name in STEP_DEFAULTS if getattr(args, name) is not None]
+    if args.example and given:
+        raise ValueError("--example fixes γ = 2, V = 4 and the rows, so it takes none of "
+                         + ", ".join(f"--{name}" for name in given) + "; drop them or drop --example")
+    options = {name: default if getattr(args, name) is None else getattr(args, name)
+               for name, default in STEP_DEFAULTS.items()}
+    validation.count(args.seed, "--seed")
+    validation.count(options["gamma"], "--gamma", maximum=validation.MAX_GAMMA)
+    validation.count(options["vocab"], "--vocab", minimum=2, maximum=validation.MAX_VOCAB)
+    validation.probability(options["closeness"], "--closeness")
+    return options
+
+
 def run_step(args) -> list[str]:
+    options = step_options(args)
+    args.gamma, args.vocab, args.closeness = options["gamma"], options["vocab"], options["closeness"]
     if args.example:
         intro = f"the worked example: γ = 2, V = 4, draft tokens A B, seed {args.seed}"
     else:
@@ -81,6 +111,9 @@ def format_rows(target_probs, draft_probs, labels, widest=12) -> list[str]:
 
 
 def run_speedup(args) -> list[str]:
+    validation.probability(args.alpha, "--alpha")
+    validation.cost_ratio(args.c, "--c")
+    validation.count(args.max_gamma, "--max-gamma", minimum=1, maximum=LARGEST_MAX_GAMMA)
     best, best_value = optimal_gamma(args.alpha, args.c, args.max_gamma)
     lines = [
         f"α = {args.alpha:g}, c = {args.c:g}: best γ = {best} (of 1 … {args.max_gamma}), "
@@ -102,7 +135,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         lines = run_step(args) if args.command == "step" else run_speedup(args)
-    except (ValueError, TypeError) as error:
-        parser.exit(2, f"error: {error}\n")
+    except (ValueError, TypeError, OverflowError, MemoryError) as error:
+        parser.exit(2, f"error: {' '.join(str(error).split())}\n")
     print("\n".join(lines))
     return 0

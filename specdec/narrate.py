@@ -41,7 +41,9 @@ def narrate_position(position: PositionTrace, labels: list[str]) -> str:
 
 
 def narrate_bonus(trace: StepTrace, labels: list[str]) -> str:
-    """The line for the bonus draw of a step whose draft tokens all passed."""
+    """The line for the bonus draw of a step whose draft tokens all passed (or that had none)."""
+    if trace.gamma == 0:
+        return f"bonus: with no draft tokens (γ = 0) the step draws its one token from p_0: {labels[trace.bonus_token]}"
     return (
         f"bonus: every draft token passed, so one more token is drawn from p_{trace.gamma}: "
         f"{labels[trace.bonus_token]}"
@@ -66,12 +68,32 @@ def narrate_trace(trace: StepTrace, labels: list[str] | None = None) -> list[str
     labels : list of str, optional
         A name per token id; by default A, B, C, … (see `specdec.rows.token_labels`).
     """
-    labels = labels if labels is not None else token_labels(trace.target_probs.shape[1])
+    if not isinstance(trace, StepTrace):
+        raise TypeError(f"trace must be a StepTrace (what specdec.trace_step returns), got {type(trace).__name__}")
+    labels = checked_labels(labels, trace.target_probs.shape[1])
     lines = [narrate_position(position, labels) for position in trace.positions]
     if trace.all_accepted:
         lines.append(narrate_bonus(trace, labels))
     lines.append(narrate_summary(trace, labels))
     return lines
+
+
+def checked_labels(labels, vocab: int) -> list[str]:
+    """`labels` as a list of `vocab` strings (A, B, C, … if None); a clear error otherwise.
+
+    >>> checked_labels(None, 3)
+    ['A', 'B', 'C']
+    """
+    if labels is None:
+        return token_labels(vocab)
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+        raise TypeError(f"labels must be a list of {vocab} token names, got {type(labels).__name__}")
+    labels = list(labels)
+    if len(labels) != vocab:
+        raise ValueError(f"labels must name every token of the vocabulary: {vocab} names, got {len(labels)}")
+    if not all(isinstance(label, str) for label in labels):
+        raise TypeError(f"labels must be strings, got {sorted({type(label).__name__ for label in labels})}")
+    return labels
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

@@ -29,6 +29,8 @@ SPEC_DRAFT_TOKENS = (0, 1)
 DEFAULT_CONCENTRATION = 0.5
 #: Added to every probability of a random row before renormalising, so that none is 0.
 PROBABILITY_FLOOR = 1e-9
+#: The most probabilities `random_rows` makes, (2γ + 1)·V: 80 MB of floats, far past a readable step.
+MAX_ROW_ENTRIES = 10_000_000
 
 
 def spec_example() -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -86,12 +88,13 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
 
     Parameters
     ----------
-    gamma : int >= 0
-    vocab : int >= 2
+    gamma : int in 0 … 64
+    vocab : int in 2 … 1,000,000
+        Together, (2γ + 1)·V is at most `MAX_ROW_ENTRIES`.
     closeness : float in [0, 1]
         Weight of the target row in each draft row: qᵢ = closeness·pᵢ + (1 − closeness)·dᵢ.
     rng : numpy.random.Generator
-    concentration : float > 0
+    concentration : float > 0, finite
         Dirichlet concentration of pᵢ and dᵢ.
 
     Returns
@@ -99,11 +102,15 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
     (numpy.ndarray, numpy.ndarray)
         target_probs of shape (γ+1, V) and draft_probs of shape (γ, V), rows summing to 1.
     """
-    gamma = validation.count(gamma, "gamma")
-    vocab = validation.count(vocab, "vocab", minimum=2)
+    gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
+    vocab = validation.count(vocab, "vocab", minimum=2, maximum=validation.MAX_VOCAB)
+    if (2 * gamma + 1) * vocab > MAX_ROW_ENTRIES:
+        raise ValueError(f"gamma and vocab together ask for (2·{gamma} + 1)·{vocab:,} probabilities; at most "
+                         f"{MAX_ROW_ENTRIES:,} are made: lower gamma or vocab")
     closeness = validation.probability(closeness, "closeness")
     rng = validation.generator(rng)
-    concentration = validation.cost_ratio(concentration, "concentration")
+    concentration = validation.positive_number(
+        concentration, "concentration", "the Dirichlet concentration of the rows; below 1 gives peaked rows")
     target = dirichlet_rows(rng, gamma + 1, vocab, concentration)
     independent = dirichlet_rows(rng, gamma, vocab, concentration)
     return target, blend_rows(target[:-1], independent, closeness)

@@ -44,6 +44,10 @@ from .core import unchecked_residual
 #: returned arrays is a few MB whatever n is.
 CHUNK_UNIFORMS = 1 << 16
 
+#: The most tokens `sample_steps` returns, n·(γ+1): a 1 GB int32 array. A larger n is refused before
+#: anything is allocated; sample in several calls to go further.
+MAX_SAMPLED_TOKENS = 250_000_000
+
 
 def sample_steps(target_probs, draft_probs, n, rng) -> tuple[np.ndarray, np.ndarray]:
     """Run n independent verify steps on the same rows; draw the draft tokens from q as well.
@@ -268,5 +272,5 @@ def check_sampling_arguments(target_probs, draft_probs, n, rng):
     ((1, 2), (0, 2), 3)
     """
     target, draft = validation.verify_rows(target_probs, draft_probs)
-    n = validation.count(n, "n")
+    n = validation.count(n, "n", maximum=MAX_SAMPLED_TOKENS // target.shape[0])
     return target, draft, n, validation.generator(rng)

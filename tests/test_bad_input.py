@@ -429,3 +429,72 @@ def test_goodness_of_fit_names_samples_and_never_truncates():
                    ["samples", "integer"])
     assert_refused(lambda s, rng: goodness_of_fit(s, [0.5, 0.5]), ([0, 1, 2],), ValueError,
                    ["samples[2] = 2", "0 … 1"])
+
+
+# The lead's part: rows, narration, sampling sizes and the terminal face. --------------------------
+
+from specdec import cli  # noqa: E402
+from specdec.narrate import narrate_trace  # noqa: E402
+from specdec.rows import MAX_ROW_ENTRIES, random_rows  # noqa: E402
+from specdec.sampling import MAX_SAMPLED_TOKENS  # noqa: E402
+
+TRACE = sd.trace_step(TARGET_PROBS, DRAFT_PROBS, DRAFT_TOKENS, np.random.default_rng(0))
+
+LEAD_CASES = [
+    ("random_rows concentration inf", lambda rng: random_rows(2, 4, 0.5, rng, concentration=math.inf),
+     ValueError, ["concentration must be a finite number > 0", "Dirichlet concentration", "got inf"]),
+    ("random_rows concentration 0", lambda rng: random_rows(2, 4, 0.5, rng, concentration=0),
+     ValueError, ["concentration must be", "Dirichlet"]),
+    ("random_rows gamma 1e9", lambda rng: random_rows(10**9, 4, 0.5, rng),
+     ValueError, ["gamma must be an integer in 0 … 64", "1,000,000,000"]),
+    ("random_rows vocab 1e9", lambda rng: random_rows(2, 10**9, 0.5, rng),
+     ValueError, ["vocab must be an integer in 2 … 1,000,000"]),
+    ("random_rows too many entries", lambda rng: random_rows(64, 10**6, 0.5, rng),
+     ValueError, ["gamma and vocab together", f"{MAX_ROW_ENTRIES:,}"]),
+    ("sample_steps n 1e12", lambda rng: sd.sample_steps(TARGET_PROBS, DRAFT_PROBS, 10**12, rng),
+     ValueError, ["n must be an integer in 0 …", f"{MAX_SAMPLED_TOKENS // 3:,}"]),
+    ("narrate_trace None", lambda rng: narrate_trace(None),
+     TypeError, ["trace must be a StepTrace", "got NoneType"]),
+    ("narrate_trace one label", lambda rng: narrate_trace(TRACE, ["A"]),
+     ValueError, ["labels must name every token", "4 names, got 1"]),
+    ("narrate_trace labels not strings", lambda rng: narrate_trace(TRACE, [0, 1, 2, 3]),
+     TypeError, ["labels must be strings"]),
+    ("optimal_gamma max_gamma 1e9", lambda rng: sd.optimal_gamma(0.9, 20, max_gamma=10**9),
+     ValueError, ["max_gamma must be an integer in 1 … 1,000"]),
+]
+
+
+@pytest.mark.parametrize("function, error, words", [case[1:] for case in LEAD_CASES],
+                         ids=[case[0] for case in LEAD_CASES])
+def test_rows_narration_and_sizes_refuse_bad_input(function, error, words):
+    assert_refused(function, (), error, words)
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["step", "--gamma", "1000000000"], ["--gamma must be an integer in 0 … 64"]),
+    (["step", "--vocab", "1000000000"], ["--vocab must be an integer in 2 … 1,000,000"]),
+    (["step", "--seed", "-1"], ["--seed must be an integer >= 0, got -1"]),
+    (["step", "--closeness", "2"], ["--closeness must be in [0, 1]"]),
+    (["step", "--example", "--gamma", "-1", "--vocab", "0"], ["--example fixes", "--gamma, --vocab"]),
+    (["step", "--gamma", "x"], ["argument --gamma: invalid int value: 'x'"]),
+    (["speedup", "--alpha", "0.9", "--c", "20", "--max-gamma", "1000000000"],
+     ["--max-gamma must be an integer in 1 … 1,000"]),
+    (["speedup", "--alpha", "nan", "--c", "20"], ["--alpha must be in [0, 1], got nan"]),
+    (["speedup", "--alpha", "0.9", "--c", "-1"], ["--c must be > 0"]),
+])
+def test_the_terminal_face_prints_one_line_naming_the_option(capsys, arguments, words):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(arguments)
+    assert exited.value.code == 2
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    lines = printed.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), printed.err
+    assert all(word in lines[0] for word in words), lines[0]
+
+
+def test_a_step_with_no_draft_tokens_is_not_told_that_they_all_passed():
+    trace = sd.trace_step([[0.5, 0.5]], np.zeros((0, 2)), [], np.random.default_rng(0))
+    lines = narrate_trace(trace)
+    assert "every draft token passed" not in " ".join(lines)
+    assert lines[0].startswith("bonus: with no draft tokens (γ = 0)")

@@ -44,9 +44,9 @@ def test_speedup_prints_the_best_gamma_and_a_table_around_it(capsys):
 
 def test_bad_values_give_a_clear_error_and_exit_2():
     result = run("speedup", "--alpha", "1.5", "--c", "20")
-    assert result.returncode == 2 and "alpha must be in [0, 1], got 1.5" in result.stderr
+    assert result.returncode == 2 and "--alpha must be in [0, 1], got 1.5" in result.stderr
     result = run("step", "--vocab", "1")
-    assert result.returncode == 2 and "vocab must be an integer >= 2" in result.stderr
+    assert result.returncode == 2 and "--vocab must be an integer in 2 … 1,000,000, got 1" in result.stderr
 
 
 @pytest.mark.parametrize("command", [[], ["step"], ["speedup"]])

@@ -55,7 +55,7 @@ def test_zero_steps_and_gamma_zero():
 @pytest.mark.parametrize(
     "arguments, error, words",
     [
-        ((spec_rows()[0], spec_rows()[1], -1), ValueError, "n must be an integer >= 0"),
+        ((spec_rows()[0], spec_rows()[1], -1), ValueError, "n must be an integer in 0 … "),
         ((spec_rows()[0], spec_rows()[1], 2.5), TypeError, "n must be an integer"),
         ((spec_rows()[0], spec_rows()[1], True), TypeError, "n must be an integer"),
         ((spec_rows()[0], spec_rows()[1][:1], 10), ValueError, "one row more"),
