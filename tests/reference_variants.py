@@ -146,3 +146,22 @@ def lossy_law(rule, p, q, epsilon=0.09, delta=0.3, lenience=1.0):
         replacement = residual(p, q)
     law = [q[x] * accept[x] + (1.0 - acceptance) * replacement[x] for x in range(size)]
     return law, acceptance
+
+
+def lossy_step(rule, p, q, x, rng, epsilon=0.09, delta=0.3, lenience=1.0):
+    """One position by one rule, with the draws the module documents: a uniform for the random tests
+    (exact, lenient), then a draw from the replacement law if the token was rejected (not for greedy)."""
+    size = len(p)
+    top = max(range(size), key=lambda t: (p[t], -t))
+    exact = 1.0 if p[x] >= q[x] else p[x] / q[x]
+    if rule in ("exact", "lenient"):
+        keep = 1.0 if rule == "lenient" and p[x] / q[x] >= lenience else exact
+        if rng.random() < keep:
+            return x
+        return int(rng.choice(size, p=_normalised(residual(list(p), list(q)))))
+    if rule == "typical":
+        entropy = -sum(v * math.log(v) for v in p if v > 0)
+        if p[x] > min(epsilon, delta * math.exp(-entropy)):
+            return x
+        return int(rng.choice(size, p=_normalised(list(p))))
+    return top

@@ -12,6 +12,7 @@ from specdec.variants.lossy_acceptance import (
     lossy_law,
     lossy_step,
     sample_lossy,
+    trace_lossy,
     typical_threshold,
 )
 from tests import reference_variants as reference
@@ -97,3 +98,27 @@ def test_bad_arguments_are_refused_before_any_draw():
     with pytest.raises(ValueError, match="draft"):
         sample_lossy("exact", p, [0.5, 0.5, 0.5, -0.5], 10, rng)
     assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_step_makes_the_same_draws_as_a_plain_implementation_and_its_trace_agrees(rule):
+    rows = np.random.default_rng(8)
+    for case in range(200):
+        vocab = int(rows.integers(2, 7))
+        p, q = rows.dirichlet(np.full(vocab, 0.5)), rows.dirichlet(np.full(vocab, 0.5))
+        x = int(rows.choice(vocab, p=q))
+        settings = dict(lenience=float(rows.choice([0.3, 0.6, 1.0])), epsilon=0.09, delta=float(rows.choice([0.3, 0.9])))
+        ours, theirs, traced = (np.random.default_rng(case) for _ in range(3))
+        token = lossy_step(rule, p, q, x, ours, **settings)
+        assert token == reference.lossy_step(rule, list(p), list(q), x, theirs, **settings)
+        assert ours.bit_generator.state == theirs.bit_generator.state
+        trace = trace_lossy(rule, p, q, x, traced, **settings)
+        assert trace.token == token and trace.draft_token == x
+        if trace.uniform is None:
+            assert trace.accepted == (trace.acceptance_probability == 1.0)
+        else:
+            assert trace.accepted == (trace.uniform < trace.acceptance_probability)
+        assert (trace.replacement is None) == trace.accepted
+        if trace.accepted:
+            assert token == x
+        assert (trace.uniform is None) == (rule in ("typical", "greedy"))

@@ -167,6 +167,23 @@ def lossy_law(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA
     return LossyLaw(rule, accept, accepted, replacement, output, acceptance, float(0.5 * np.abs(output - p).sum()))
 
 
+@dataclass(frozen=True)
+class LossyTrace:
+    """What one rule did at one position: the test, the draw it made, and the emitted token."""
+
+    rule: str
+    draft_token: int
+    acceptance_probability: float
+    """a(x) for the draft token x: 0 or 1 for the typical and greedy rules."""
+    uniform: float | None
+    """The uniform compared with a(x); None for the deterministic tests (typical, greedy)."""
+    accepted: bool
+    replacement: np.ndarray | None
+    """On rejection: R, the law the emitted token was drawn from (a point mass for greedy)."""
+    token: int
+    """The emitted token; identical to `lossy_step`'s for the same RNG state."""
+
+
 def lossy_step(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> int:
     """One position verified by `rule`: the emitted token (the draft token or its replacement).
 
@@ -178,6 +195,20 @@ def lossy_step(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta
     >>> lossy_step("exact", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 3, np.random.default_rng(0))
     0
     """
+    return trace_lossy(rule, target, draft, token, rng, epsilon=epsilon, delta=delta, lenience=lenience).token
+
+
+def trace_lossy(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA,
+                lenience=1.0) -> LossyTrace:
+    """`lossy_step` with its test and draws recorded: same arguments, same draws, same token.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> trace = trace_lossy("lenient", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2, np.random.default_rng(0), lenience=0.5)
+    >>> trace.acceptance_probability, trace.accepted, trace.token
+    (1.0, True, 2)
+    """
     rule = _rule(rule)
     p, q = validation.distribution_pair(target, draft, "target", "draft")
     lenience = _lenience(lenience)
@@ -188,14 +219,20 @@ def lossy_step(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta
         raise ValueError(f"token must be a token the draft could propose (0 … {p.size - 1} with q(x) > 0), got {token}")
     rng = validation.generator(rng)
     accept = _acceptance(rule, p, q, epsilon, delta, lenience).item(token)
+    uniform = None
     if rule in ("exact", "lenient"):
-        if rng.random() < accept:
-            return token
-    elif accept == 1.0:
-        return token
+        uniform = rng.random()
+        accepted = uniform < accept
+    else:
+        accepted = accept == 1.0
+    if accepted:
+        return LossyTrace(rule, token, accept, uniform, True, None, token)
+    replacement = _replacement(rule, p, q)
     if rule == "greedy":
-        return int(np.argmax(p))
-    return int(rng.choice(p.size, p=normalised_for_choice(_replacement(rule, p, q))))
+        emitted = int(np.argmax(p))
+    else:
+        emitted = int(rng.choice(p.size, p=normalised_for_choice(replacement)))
+    return LossyTrace(rule, token, accept, uniform, False, replacement, emitted)
 
 
 def sample_lossy(rule, target, draft, n, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> np.ndarray:
