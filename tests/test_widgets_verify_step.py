@@ -58,7 +58,12 @@ def assert_matches_core(explorer):
     assert shown["origins"] == trace.origins[:draws]
     lines = narrate_trace(trace)
     assert shown["log"] == lines[:draws] + (lines[-1:] if draws == len(output) else [])
-    assert f"Draw {draws} of {len(output)}" in explorer.readout.value
+    if draws == len(output):
+        assert f"Draw {draws} of {len(output)}: the step is over" in explorer.readout.value
+    else:  # the total would tell the outcome before the learner has stepped
+        assert f"<b>Draw {draws}</b>" in explorer.readout.value
+        assert f" of {len(output)}" not in explorer.readout.value.split("</b>")[0]
+    assert explorer.controls["draws"].value == draws and explorer.controls["draws"].max == len(output)
     assert explorer.controls["step"].disabled == (draws == len(output))
     assert explorer.controls["back"].disabled == (draws == 0)
 
@@ -213,4 +218,62 @@ def test_no_combination_of_control_values_raises(rows, gamma, vocab, seed, close
         else:
             controls[move].click()
         assert_matches_core(explorer)
+    assert_matches_core(explorer)
+
+
+class FrontEnd:
+    """What a browser would hold for the Play widget and its slider, from the messages the kernel sends.
+
+    A browser that receives a max below the value it holds clamps the value and sends the clamped
+    number back as a change of its own: that is how a new step could open already finished. Every
+    message is recorded, and a state with value > max (which the browser would clamp) is noted.
+    """
+
+    def __init__(self, *counters):
+        self.states = {id(counter): {"value": counter.value, "max": counter.max} for counter in counters}
+        self.sent = []
+        self.clamped = []
+        for counter in counters:
+            counter._send = self._receiver(counter)
+
+    def _receiver(self, counter):
+        def receive(message, buffers=None):
+            state = self.states[id(counter)]
+            update = {key: message["state"][key] for key in ("value", "max") if key in message["state"]}
+            state.update(update)
+            self.sent.append((counter.description, update))
+            if state["value"] > state["max"]:
+                self.clamped.append((counter.description, dict(state)))
+        return receive
+
+
+@pytest.mark.parametrize("first, then", [
+    ({"rows": "example A B"}, {"rows": "example D A"}),  # 3 draws shown, the new step has 1
+    ({"seed": 3}, {"gamma": 3}),  # 5 draws shown, the new step has 4
+    ({"seed": 3}, {"rows": "example D A"}),
+])
+def test_a_new_step_opens_at_draw_zero_in_the_browser_too(first, then):
+    explorer = verify_step_explorer()
+    controls = explorer.controls
+    for name, value in first.items():
+        controls[name].value = value
+    run_to_the_end(explorer)
+    shown_before = explorer.shown["draws"]
+    browser = FrontEnd(controls["play"], controls["draws"])
+    for name, value in then.items():
+        controls[name].value = value
+    assert explorer.shown["total"] < shown_before  # the case of the bug: fewer draws than were shown
+    assert explorer.shown["draws"] == 0 and not controls["step"].disabled
+    assert "<b>Draw 0</b>" in explorer.readout.value
+    assert browser.clamped == []  # the browser never holds a value above the max, so never clamps
+    assert all(update.get("value", 0) == 0 for _name, update in browser.sent), browser.sent
+    for state in browser.states.values():
+        assert state == {"value": 0, "max": explorer.shown["total"]}
+    assert_matches_core(explorer)
+
+
+def test_dragging_the_draw_slider_moves_the_step():
+    explorer = verify_step_explorer(seed=3)
+    explorer.controls["draws"].value = 4
+    assert explorer.controls["play"].value == 4 and explorer.shown["draws"] == 4
     assert_matches_core(explorer)

@@ -35,6 +35,17 @@ from .one_token import nice_top
 #: A mark after a draft proposal's label, for each verdict.
 VERDICT_MARKS = {"accepted": " ✓", "rejected": " ✗", "pending": "", "discarded": ""}
 
+#: The fewest positions the sequence panel makes room for, so that a short step's boxes stay boxes.
+MIN_SLOTS = 4
+
+#: Where the threshold and u lines of the test panel end; the threshold's label sits above.
+_TEST_LINE_TOP = 0.86
+
+#: The letter on an output chip: black, which contrasts more than white with every origin's colour
+#: (the pale bonus colour most of all).
+CHIP_TEXT_COLOUR = palette.HIGHLIGHT
+
+
 def _step_maxima(trace: StepTrace) -> tuple[float, float]:
     """The tallest bar the step will show in the rows panel, and in the final-draw panel."""
     gamma = trace.gamma
@@ -124,9 +135,11 @@ class VerifyStepFigure:
         self.fast = FastRedraw(
             self.figure,
             changing=dynamic + spines,
-            occasional=[axis for axes in (self.rows_axes, self.draw_axes) for axis in (axes.xaxis, axes.yaxis)],
+            occasional=[*(axis for axes in (self.rows_axes, self.draw_axes) for axis in (axes.xaxis, axes.yaxis)),
+                        self.sequence_axes.xaxis],
         )
         self._labels = None
+        self._sequence_gamma = None
         self._limits = None
         self._marked_rows = self._marked_draw = None  # (token, bar height, label) of the ▼ markers
 
@@ -148,8 +161,8 @@ class VerifyStepFigure:
         return marker, label
 
     @staticmethod
-    def _legend(axes, handles):
-        axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    def _legend(axes, handles, left: float = 1.01):
+        axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
 
     def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
         """Title, y label, legend (`handles` and the ▼ marker) of a panel of bars; its right title and note."""
@@ -199,7 +212,7 @@ class VerifyStepFigure:
             role_patch("accept zone", **zones["accept zone"]),
             role_patch("reject zone", **zones["reject zone"]),
             Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", marker="^", label="u"),
-        ])
+        ], left=1.045)  # clear of the "1.0" tick label, which reaches past the axes' right edge
         return [self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line,
                 self.threshold_text, self.uniform_text, self.test_title, self.test_note]
 
@@ -229,9 +242,8 @@ class VerifyStepFigure:
         self.focus_marker = Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT,
                                    linestyle="none", zorder=4, clip_on=False)
         axes.add_line(self.focus_marker)
-        axes.set_xlim(-0.6, slots - 0.4)
+        self._set_sequence_positions(self.max_gamma)
         axes.set_ylim(-0.55, 1.7)
-        axes.set_xticks(range(slots))
         axes.set_yticks([0, 1], ["output", "draft"])
         axes.set_xlabel("position in the step")
         axes.set_title("draft proposals and output", loc="left", y=1.0)
@@ -245,6 +257,12 @@ class VerifyStepFigure:
         ])
         return [*self.draft_boxes, *self.draft_texts, *self.output_boxes, *self.output_texts,
                 self.focus_marker, self.sequence_title]
+
+    def _set_sequence_positions(self, gamma: int) -> None:
+        """The sequence panel's axis shows the step's γ + 1 positions (room for at least `MIN_SLOTS`)."""
+        self.sequence_axes.set_xticks(range(gamma + 1))
+        self.sequence_axes.set_xlim(-0.6, max(gamma + 1, MIN_SLOTS) - 0.4)
+        self._sequence_gamma = gamma
 
     # --- drawing -------------------------------------------------------------------------------
 
@@ -260,6 +278,9 @@ class VerifyStepFigure:
         if labels != self._labels:
             _token_ticks(self.draw_axes, labels)  # the rows panel shares this x axis
             self._labels = list(labels)
+            self.fast.invalidate()
+        if trace.gamma != self._sequence_gamma:
+            self._set_sequence_positions(trace.gamma)
             self.fast.invalidate()
         self._draw_rows(trace, frame, labels)
         self._draw_test(trace, frame)
@@ -309,9 +330,11 @@ class VerifyStepFigure:
         self.accept_zone.set_width(threshold)
         self.reject_zone.set_x(threshold)
         self.reject_zone.set_width(1.0 - threshold)
-        self.threshold_line.set_data([threshold, threshold], [0.1, 0.9])
-        # Each label sits on the roomier side of its line, so it never runs off the axes.
-        self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01, 0.86))
+        self.threshold_line.set_data([threshold, threshold], [0.1, _TEST_LINE_TOP])
+        # Each label sits on the roomier side of its line, so it never runs off the axes; the
+        # threshold's label sits above both lines, so the u line never crosses it.
+        self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
+                                          _TEST_LINE_TOP + 0.02))
         self.threshold_text.set_horizontalalignment("left" if threshold < 0.5 else "right")
         self.threshold_text.set_text(f"min(1, p/q) = {threshold:.3f}")
         for artist in (self.accept_zone, self.reject_zone, self.threshold_line, self.threshold_text):
@@ -325,7 +348,7 @@ class VerifyStepFigure:
             self.test_title.set_color(palette.NEUTRAL)
             return
         u = position.uniform
-        self.uniform_line.set_data([u, u], [0.0, 1.0])
+        self.uniform_line.set_data([u, u], [0.0, _TEST_LINE_TOP])
         self.uniform_text.set_position((u + 0.012 if u < 0.5 else u - 0.012, 0.02))
         self.uniform_text.set_horizontalalignment("left" if u < 0.5 else "right")
         self.uniform_text.set_text(f"u = {u:.3f}")
@@ -400,7 +423,7 @@ class VerifyStepFigure:
                 box.set(**role_style(origin), edgecolor="white")
                 box.set_linestyle("-")
                 text.set_text(labels[frame.tokens[index]])
-                text.set_color("white")
+                text.set_color(CHIP_TEXT_COLOUR)
                 text.set_bbox({"facecolor": palette.ORIGIN_COLOURS[origin], "edgecolor": "none", "pad": 1})
             elif empty_slot:
                 box.set_facecolor("white")
@@ -413,7 +436,9 @@ class VerifyStepFigure:
         else:
             slot, row = frame.focus, 1
         self.focus_marker.set_data([slot], [row + 0.6])
-        self.sequence_title.set_text(f"draw {frame.draws} of {frame.total}")
+        # The total only once the step is over: before that it would tell the outcome.
+        self.sequence_title.set_text(f"draw {frame.draws} of {frame.total}: step over" if frame.finished
+                                     else f"draw {frame.draws}")
 
     def _place_marker(self, marker, text, marked, top) -> None:
         if marked is None:

@@ -60,7 +60,8 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     -------
     Explorer
         ``controls``: "rows", "gamma", "vocab", "seed", "closeness", the buttons "step", "back",
-        "reset", and "play" (an ipywidgets.Play whose value is the number of draws shown).
+        "reset", "play" (an ipywidgets.Play whose value is the number of draws shown) and "draws"
+        (a slider that mirrors "play", to drag through the draws).
         ``shown``: the step's rows, draft tokens and trace, the frame on screen, the tokens
         emitted so far and the log lines.
 
@@ -102,10 +103,12 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     play = controls["play"]
     draw_slider = widgets.IntSlider(min=0, max=1, description="draws shown", style=LABEL_STYLE,
                                     layout=widgets.Layout(width="18em"))
-    # The slider only mirrors the Play widget in the browser, so a learner can also drag through
-    # the draws; Python reads the Play widget's value.
-    widgets.jslink((play, "value"), (draw_slider, "value"))
-    widgets.jslink((play, "max"), (draw_slider, "max"))
+    controls["draws"] = draw_slider
+    # The slider mirrors the Play widget, so a learner can also drag through the draws. The two are
+    # kept in step here, in Python, never by a link in the browser: lowering a widget's max there
+    # clamps its value, and a link would send that clamped value back as if the learner had
+    # stepped, opening a new step with draws already shown. `show_draws` moves both widgets in an
+    # order that never clamps, each in one message.
     picture = VerifyStepFigure(max_gamma=MAX_GAMMA)
     step = {}  # the step on screen: "trace" and "labels"
     learner_settings = []  # (γ, V, seed) kept while a worked example fixes the sliders
@@ -133,14 +136,12 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
                                     controls["closeness"].value, example_drafts)
         step["labels"] = token_labels(step["trace"].target_probs.shape[1])
         play.playing = False
-        play.value = 0
-        play.max = draw_total(step["trace"])
+        show_draws(play, 0, draw_total(step["trace"]))
 
     def redraw() -> dict:
         trace, labels = step["trace"], step["labels"]
         frame = frame_at(trace, play.value)
-        # The browser keeps the slider in step with Play by itself; this keeps the saved view right.
-        draw_slider.max, draw_slider.value = frame.total, frame.draws
+        show_draws(draw_slider, frame.draws, frame.total)
         picture.update(trace, frame, labels)
         controls["step"].disabled = frame.finished
         controls["back"].disabled = frame.draws == 0
@@ -161,7 +162,7 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
     controls["rows"].value = rows
     apply_rows_choice(rows)
     make_step()
-    play.value = min(draws, play.max)
+    show_draws(play, min(draws, play.max), play.max)
     explorer = Explorer(
         "One verify step, draw by draw",
         controls,
@@ -189,14 +190,51 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
         play.playing = False
         play.value = 0
 
+    def slider_dragged(change) -> None:
+        if change["new"] != play.value and 0 <= change["new"] <= play.max:
+            play.value = change["new"]
+
     for name in ("gamma", "vocab", "seed", "closeness"):
         controls[name].observe(settings_changed, names="value")
     controls["rows"].observe(rows_changed, names="value")
     explorer.observe_controls("play")
+    draw_slider.observe(slider_dragged, names="value")
     controls["step"].on_click(lambda _button: move(+1))
     controls["back"].on_click(lambda _button: move(-1))
     controls["reset"].on_click(reset)
     return explorer
+
+
+def show_draws(counter, draws: int, total: int) -> None:
+    """Set a draw counter (the Play widget or its slider) to `draws` of `total` in one message.
+
+    The value moves before a lowered max and after a raised one, so that it never exceeds the max
+    on the way: a front end that received a max below the current value would clamp the value and
+    report the clamped number back as a change of its own.
+    """
+    with counter.hold_sync():
+        if total < counter.max:
+            counter.value = min(draws, total)
+            counter.max = total
+        else:
+            counter.max = total
+        counter.value = draws
+
+
+def draw_count(frame) -> str:
+    """"Draw k" while the step runs; its total only once the step is over, so it does not tell the outcome early.
+
+    >>> import numpy as np
+    >>> from specdec import trace_step
+    >>> from specdec.narrate import frame_at
+    >>> from specdec.rows import spec_example
+    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
+    >>> draw_count(frame_at(trace, 0)), draw_count(frame_at(trace, 3))
+    ('Draw 0', 'Draw 3 of 3: the step is over')
+    """
+    if frame.finished:
+        return f"Draw {frame.draws} of {frame.total}: the step is over"
+    return f"Draw {frame.draws}"
 
 
 def _token_chip(label: str, origin: str) -> str:
@@ -218,7 +256,7 @@ def _readout(shown: dict, labels: list[str]) -> str:
     output = "".join(_token_chip(labels[token], origin) for token, origin in zip(frame.tokens, frame.origins))
     log = "".join(f"<li>{escape(line)}</li>" for line in shown["log"])
     return (
-        f"<p><b>Draw {frame.draws} of {frame.total}</b> <span style='color:{palette.NEUTRAL}'>({escape(settings)})</span></p>"
+        f"<p><b>{draw_count(frame)}</b> <span style='color:{palette.NEUTRAL}'>({escape(settings)})</span></p>"
         f"<p>Draft proposed: <b>{escape(drafts)}</b><br>"
         f"α of each position: {rates}; expected tokens per step: {shown['expected_tokens']:.2f}</p>"
         f"<p>Latest: {escape(latest)}</p>"
