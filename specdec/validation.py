@@ -32,6 +32,18 @@ MAX_VOCAB = 1_000_000
 MAX_GAMMA = 64
 
 
+def _numpy_view(value, name: str, expected: str) -> np.ndarray:
+    """``np.asarray(value)``, refusing text, None and what numpy cannot read, in words that name `name`."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}")
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers ({error})"
+        ) from None
+
+
 def real_array(value, name: str, expected: str = "an array (or list) of real numbers") -> np.ndarray:
     """`value` as a float64 array, not copied if it already is one; complex numbers and text are refused.
 
@@ -45,14 +57,7 @@ def real_array(value, name: str, expected: str = "an array (or list) of real num
     Traceback (most recent call last):
     TypeError: x must be an array (or list) of real numbers, got complex numbers (complex128); pass .real if the imaginary parts are meant to be dropped
     """
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be {expected}, got {type(value).__name__}")
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers ({error})"
-        ) from None
+    array = _numpy_view(value, name, expected)
     kind = array.dtype.kind
     if kind == "c":
         raise TypeError(
@@ -288,14 +293,7 @@ def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
     TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
     """
     shape = "a 1-D array" if ndim == 1 else f"a {ndim}-D array"
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be {shape} of integer {what}, got {type(value).__name__}")
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be {shape} of integer {what}, got {type(value).__name__} that numpy cannot read ({error})"
-        ) from None
+    array = _numpy_view(value, name, f"{shape} of integer {what}")
     if array.ndim != ndim:
         raise ValueError(f"{name} must be {shape} of integer {what}, got an array of shape {array.shape}")
     if array.size == 0:
