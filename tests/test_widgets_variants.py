@@ -144,3 +144,62 @@ def test_every_rule_of_the_lossy_explorer(lossy):
 def test_bad_arguments_name_themselves(function, arguments, error, words):
     with pytest.raises(error, match=words):
         function(**arguments)
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    from specdec.text import NGramModel
+    from specdec.variants.adaptive_gamma import compare_schedules
+
+    text = ("the cat sat on the mat. the rat sat on the hat. the cat saw the rat, and the rat ran to the mat. "
+            "then the cat sat on the hat, and the rat sat on the cat. ") * 3
+    return compare_schedules(NGramModel(order=4).fit(text), NGramModel(order=2).fit(text), "the ", 400, c=20,
+                             seed=0, fixed_gammas=range(1, 6))
+
+
+def assert_schedules_view_matches_the_math(explorer, comparison):
+    from specdec.theory import optimal_gamma, speedup
+    from specdec.widgets.variants import schedule_runs
+
+    shown = explorer.shown
+    c, name = explorer.controls["c"].value, explorer.controls["schedule"].value
+    runs = schedule_runs(comparison)
+    assert (shown["c"], shown["schedule"]) == (c, name)
+    assert shown["speedups"] == [run.speedup(c) for run in runs.values()]
+    assert shown["speedup"] == runs[name].speedup(c)
+    assert shown["tokens_per_call"] == runs[name].tokens_per_target_call
+    best = max(sorted(comparison.fixed), key=lambda gamma: comparison.fixed[gamma].speedup(c))
+    assert shown["best_fixed"] == best
+    assert (shown["theory_gamma"], shown["theory_speedup"]) == optimal_gamma(comparison.mean_alpha, c)
+    step_axes, speed_axes = explorer.figure.axes
+    np.testing.assert_allclose([bar.get_height() for bar in speed_axes.patches], shown["speedups"])
+    theory = [line for line in speed_axes.lines if line.get_label().startswith("speedup(")][0]
+    np.testing.assert_allclose(theory.get_ydata(), [speedup(comparison.mean_alpha, g, c) for g in sorted(comparison.fixed)])
+    gamma_line = [line for line in step_axes.lines if line.get_label() == "γ drafted"][0]
+    shown_steps = min(len(runs[name].gammas), len(gamma_line.get_ydata()))
+    np.testing.assert_array_equal(gamma_line.get_ydata()[:shown_steps], runs[name].gammas[:shown_steps])
+    assert f"At c = {c}: speedup <b>{shown['speedup']:.2f}×</b>" in shown["readout"]
+    assert f"Best fixed γ measured at this c: <b>{best}</b>" in shown["readout"]
+
+
+def test_every_control_of_the_schedules_explorer(comparison):
+    from specdec.widgets.variants import schedules_explorer
+
+    explorer = schedules_explorer(comparison)
+    assert_schedules_view_matches_the_math(explorer, comparison)
+    for value in slider_positions(explorer.controls["c"]):
+        explorer.controls["c"].value = value
+        assert_schedules_view_matches_the_math(explorer, comparison)
+    for name in explorer.controls["schedule"].options:
+        explorer.controls["schedule"].value = name
+        assert_schedules_view_matches_the_math(explorer, comparison)
+    assert_picture_is_a_full_render(explorer)
+
+
+def test_the_schedules_explorer_refuses_bad_arguments(comparison):
+    from specdec.widgets.variants import schedules_explorer
+
+    with pytest.raises(TypeError, match="comparison"):
+        schedules_explorer({"heuristic": None})
+    with pytest.raises(ValueError, match="c must be"):
+        schedules_explorer(comparison, c=0)

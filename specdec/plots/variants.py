@@ -15,6 +15,7 @@ here: the numbers come from `specdec.variants`.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from .. import palette
 from .canvas import new_figure, role_style, styled
@@ -193,3 +194,83 @@ class LossyFigure:
         with styled():
             return self.fast.png()
 
+
+
+class ScheduleFigure:
+    """γ at each step of one schedule on text, and the speedup of every schedule at one cost ratio.
+
+    Parameters
+    ----------
+    names : list of str
+        One bar per schedule, in this order (fixed lengths first, then the adaptive ones).
+    steps : int
+        How many steps the left panel shows.
+    max_gamma : int
+        The top of the γ axis.
+
+    Examples
+    --------
+    >>> picture = ScheduleFigure(["γ = 1", "γ = 2", "heuristic"], steps=4, max_gamma=5)
+    >>> picture.update(gammas=[5, 4, 3, 5], accepted=[5, 1, 0, 2], speedups=[1.4, 1.6, 1.5],
+    ...                theory=[1.45, 1.62], chosen=2, title="heuristic")
+    >>> [round(bar.get_height(), 2) for bar in picture.bars]
+    [1.4, 1.6, 1.5]
+    >>> picture.png()[:4]
+    b'\\x89PNG'
+    """
+
+    def __init__(self, names, steps: int, max_gamma: int):
+        self.names = list(names)
+        self.steps = steps
+        positions = np.arange(len(self.names))
+        accepted = palette.ROLES["accepted"]
+        with styled():
+            self.figure = new_figure(10.0, 4.2)
+            step_axes, speed_axes = self.figure.subplots(1, 2, width_ratios=[1.25, 1])
+            self.step_axes, self.speed_axes = step_axes, speed_axes
+            (self.gamma_line,) = step_axes.step(np.arange(steps), np.zeros(steps), where="mid",
+                                                color=palette.HIGHLIGHT, linewidth=1.5, label="γ drafted")
+            (self.accepted_marks,) = step_axes.plot(np.arange(steps), np.zeros(steps), linestyle="none", marker="o",
+                                                    markersize=4, color=accepted.colour,
+                                                    label=accepted.labelled("draft tokens kept"))
+            step_axes.set(xlabel="verify step", ylabel="draft tokens", xlim=(-1, steps), ylim=(-0.5, max_gamma + 4))
+            step_axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+            step_axes.legend(loc="upper right", fontsize=9, ncols=2)
+            self.step_title = step_axes.set_title(" ")
+
+            self.bars = speed_axes.bar(positions, np.zeros(len(positions)), width=0.7, color=palette.NEUTRAL,
+                                       edgecolor=palette.HIGHLIGHT, linewidth=0.5, label="measured on the text")
+            (self.theory_marks,) = speed_axes.plot([], [], linestyle="none", marker="_", markersize=16,
+                                                   markeredgewidth=3, color=palette.HIGHLIGHT,
+                                                   label="speedup(ᾱ, γ, c), constant α")
+            speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.2)
+            speed_axes.set_xticks(positions, self.names, rotation=45, ha="right")
+            speed_axes.set(ylabel="speedup at cost ratio c", ylim=(0, 3.6), xlim=(-0.6, len(positions) - 0.4))
+            speed_axes.legend(loc="upper left", fontsize=9)
+            self.speed_title = speed_axes.set_title(" ")
+        self.fast = FastRedraw(self.figure, [self.gamma_line, self.accepted_marks, self.step_title, *self.bars,
+                                             self.theory_marks, self.speed_title])
+
+    def update(self, gammas, accepted, speedups, theory, chosen: int, title: str) -> None:
+        """Show one schedule's γ and kept draft tokens per step, and every schedule's speedup.
+
+        `theory` holds the constant-α prediction for the first len(theory) bars (the fixed lengths).
+        """
+        shown = min(self.steps, len(gammas))
+        gamma_values = np.full(self.steps, np.nan)
+        gamma_values[:shown] = gammas[:shown]
+        kept = np.full(self.steps, np.nan)
+        kept[:shown] = accepted[:shown]
+        self.gamma_line.set_ydata(gamma_values)
+        self.accepted_marks.set_ydata(kept)
+        self.step_title.set_text(f"{title}: the first {shown} steps")
+        for index, (bar, value) in enumerate(zip(self.bars, speedups)):
+            bar.set_height(value)
+            bar.set_linewidth(2.5 if index == chosen else 0.5)
+        self.theory_marks.set_data(np.arange(len(theory)), theory)
+        self.speed_title.set_text(f"{title}: {speedups[chosen]:.2f}×")
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data."""
+        with styled():
+            return self.fast.png()

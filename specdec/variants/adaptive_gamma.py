@@ -287,3 +287,26 @@ def rolling_mean(values, window) -> np.ndarray:
         raise ValueError(f"values must be 1-D with at least window = {window} entries, got shape {values.shape}")
     sums = np.cumsum(np.concatenate(([0.0], values)))
     return (sums[window:] - sums[:-window]) / window
+
+
+def stdlib_comparison(corpus_size=300_000, draft_order=3, target_order=5, prompt="The ", n_tokens=2_000, c=20,
+                      seed=0) -> ScheduleComparison:
+    """`compare_schedules` on the n-gram pair of notebook 07, fitted on a slice of the standard library's docstrings.
+
+    The defaults are notebook 08's: a 3-gram draft and a 5-gram target fitted on the first 300,000
+    characters of `specdec.text.stdlib_corpus`, 2,000 characters after "The ", seed 0. The docstrings
+    differ a little between Python versions, and so do the numbers.
+
+    Examples
+    --------
+    >>> comparison = stdlib_comparison(corpus_size=20_000, n_tokens=50, seed=1)
+    >>> sorted(comparison.fixed) == list(range(1, 9))
+    True
+    """
+    from ..text import fitted_model, stdlib_corpus
+
+    corpus_size = validation.count(corpus_size, "corpus_size", minimum=1_000)
+    corpus = stdlib_corpus()[:corpus_size]
+    draft = fitted_model(draft_order, corpus)
+    target = fitted_model(target_order, corpus)
+    return compare_schedules(target, draft, prompt, n_tokens, c, seed)

@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import validation
 from ..goodness_of_fit import format_p_value, goodness_of_fit
-from ..plots.variants import CandidatesFigure, LossyFigure
+from ..plots.variants import CandidatesFigure, LossyFigure, ScheduleFigure
 from ..rows import token_labels
-from ..theory import tv_distance
+from ..theory import optimal_gamma, speedup, tv_distance
+from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
@@ -297,3 +298,112 @@ def _in_range(value, name: str, low: float, high: float) -> float:
     if not low <= value <= high:
         raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
     return value
+
+
+#: How many verify steps the schedules explorer draws.
+SCHEDULE_STEPS = 120
+
+
+def schedules_explorer(comparison=None, c=20) -> Explorer:
+    """Fixed γ, Hugging Face's heuristic schedule and the oracle on one text, at a cost ratio c.
+
+    The runs are those of `comparison` (from `specdec.variants.adaptive_gamma.compare_schedules`),
+    made once; the controls only choose which run to look at and the cost ratio at which every run
+    is priced, so nothing is generated again.
+
+    Parameters
+    ----------
+    comparison : ScheduleComparison, optional
+        By default notebook 08's runs, `specdec.variants.adaptive_gamma.stdlib_comparison()` (a few
+        seconds to make).
+    c : int in 1 … 100
+        Starting cost ratio.
+
+    Returns
+    -------
+    Explorer
+        ``controls``: ``"c"`` and ``"schedule"`` (a key of `schedule_runs(comparison)`). ``shown``
+        holds ``c``, ``schedule``, ``speedups`` (every run, in menu order), ``speedup``,
+        ``tokens_per_call`` and ``mean_gamma`` (of the chosen run), ``heuristic`` and ``oracle`` (their
+        speedups), ``best_fixed`` and ``best_fixed_speedup``, ``best_fixed`` (the fixed γ measured fastest at c),
+        ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma` at the average α) and ``readout``.
+
+    Examples
+    --------
+    >>> from specdec.text import NGramModel
+    >>> from specdec.variants.adaptive_gamma import compare_schedules
+    >>> text = "the cat sat on the mat and the rat sat on the cat"
+    >>> draft, target = NGramModel(order=2).fit(text), NGramModel(order=4).fit(text)
+    >>> explorer = schedules_explorer(compare_schedules(target, draft, "the ", 80, c=20, seed=0, fixed_gammas=[1, 2]))
+    >>> list(explorer.controls["schedule"].options)
+    ['fixed γ = 1', 'fixed γ = 2', 'heuristic (+2 / −1)', 'oracle']
+    """
+    if comparison is None:
+        comparison = stdlib_comparison()
+    if not isinstance(comparison, ScheduleComparison):
+        raise TypeError(f"comparison must be a ScheduleComparison from compare_schedules, got {type(comparison).__name__}")
+    c = validation.count(c, "c", 1, 100)
+    runs = schedule_runs(comparison)
+    names = list(runs)
+    fixed = sorted(comparison.fixed)
+    controls = {
+        "c": widgets.IntSlider(value=c, min=1, max=100, description="cost ratio c (target time / draft time)",
+                               style=LABEL_STYLE, layout=widgets.Layout(width="40em")),
+        "schedule": widgets.Dropdown(options=names, value="heuristic (+2 / −1)", description="schedule shown",
+                                     style=LABEL_STYLE, layout=widgets.Layout(width="24em")),
+    }
+    max_gamma = max(max(run.gammas, default=1) for run in runs.values())
+    short_names = [name.replace("fixed ", "").replace(" (+2 / −1)", "") for name in names]
+    picture = ScheduleFigure(short_names, SCHEDULE_STEPS, max_gamma)
+    alpha = min(1.0, comparison.mean_alpha)
+
+    def redraw() -> dict:
+        cost, name = controls["c"].value, controls["schedule"].value
+        run = runs[name]
+        speedups = [runs[key].speedup(cost) for key in names]
+        theory = [speedup(alpha, gamma, cost) for gamma in fixed]
+        best_fixed = max(fixed, key=lambda gamma: comparison.fixed[gamma].speedup(cost))
+        theory_gamma, theory_speedup = optimal_gamma(alpha, cost)
+        picture.update(run.gammas, run.accepted, speedups, theory, names.index(name), name)
+        shown = {
+            "c": cost, "schedule": name, "speedups": speedups, "speedup": speedups[names.index(name)],
+            "tokens_per_call": run.tokens_per_target_call,
+            "mean_gamma": run.mean_gamma, "best_fixed": best_fixed, "theory_gamma": theory_gamma,
+            "theory_speedup": theory_speedup, "alpha": alpha,
+            "heuristic": runs["heuristic (+2 / −1)"].speedup(cost), "oracle": runs["oracle"].speedup(cost),
+            "best_fixed_speedup": comparison.fixed[best_fixed].speedup(cost),
+        }
+        shown["readout"] = _schedules_readout(shown, len(run.text))
+        return shown
+
+    explorer = Explorer("Adaptive γ on text: fixed, heuristic, oracle", controls,
+                        [[controls["c"]], [controls["schedule"]]], picture, redraw)
+    explorer.observe_controls()
+    return explorer
+
+
+def schedule_runs(comparison) -> dict:
+    """The runs of a `ScheduleComparison` by the name the schedules explorer shows: fixed γ first.
+
+    >>> from specdec.text import NGramModel
+    >>> from specdec.variants.adaptive_gamma import compare_schedules
+    >>> model = NGramModel(order=2).fit("abcabcabc")
+    >>> list(schedule_runs(compare_schedules(model, model, "a", 10, c=5, seed=0, fixed_gammas=[3])))
+    ['fixed γ = 3', 'heuristic (+2 / −1)', 'oracle']
+    """
+    runs = {f"fixed γ = {gamma}": comparison.fixed[gamma] for gamma in sorted(comparison.fixed)}
+    runs["heuristic (+2 / −1)"] = comparison.heuristic
+    runs["oracle"] = comparison.oracle
+    return runs
+
+
+def _schedules_readout(shown: dict, characters: int) -> str:
+    return (
+        f"<p><b>{shown['schedule']}</b>: mean γ {shown['mean_gamma']:.2f}, "
+        f"{shown['tokens_per_call']:.3f} characters per target call ({characters} characters)</p>"
+        f"<p>At c = {shown['c']}: speedup <b>{shown['speedup']:.2f}×</b></p>"
+        f"<p>Best fixed γ measured at this c: <b>{shown['best_fixed']}</b>, {shown['best_fixed_speedup']:.2f}×<br>"
+        f"optimal_gamma at the average α = {shown['alpha']:.3f}: γ = {shown['theory_gamma']}, "
+        f"{shown['theory_speedup']:.2f}× predicted<br>"
+        f"heuristic {shown['heuristic']:.2f}×, oracle {shown['oracle']:.2f}×</p>"
+    )

@@ -278,6 +278,23 @@ def _lossy(values: dict) -> list[str]:
             f"TV distance of the output from p: {law.tv:.3f}"]
 
 
+@lru_cache(maxsize=None)
+def _schedule_comparison():
+    from specdec.variants.adaptive_gamma import stdlib_comparison
+
+    return stdlib_comparison()  # notebook 08's runs: the same pair, prompt, length and seed
+
+
+def _schedules(values: dict) -> list[str]:
+    from specdec.widgets.variants import schedule_runs
+
+    comparison = _schedule_comparison()
+    c = values["cost ratio c (target time / draft time)"]
+    run = schedule_runs(comparison)[values["schedule shown"]]
+    best = max(sorted(comparison.fixed), key=lambda gamma: comparison.fixed[gamma].speedup(c))
+    return [f"At c = {c}: speedup {run.speedup(c):.2f}×", f"Best fixed γ measured at this c: {best}"]
+
+
 #: Every explorer of the series, by title.
 EXPLORERS: dict[str, ExplorerCheck] = {
     "One token: the acceptance rule and the residual": ExplorerCheck("one_token_explorer", (
@@ -320,6 +337,10 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("candidates k", "key:ArrowRight", _candidates),
         Move("α of one candidate", "key:ArrowLeft", _candidates),
         Move("rule", "choose:broken: residual not updated", _candidates),
+    )),
+    "Adaptive γ on text: fixed, heuristic, oracle": ExplorerCheck("schedules_explorer", (
+        Move("cost ratio c (target time / draft time)", "key:ArrowRight", _schedules),
+        Move("schedule shown", "choose:oracle", _schedules),
     )),
     "Lossy acceptance: more accepted, how far from p": ExplorerCheck("lossy_explorer", (
         Move("typical ε", "key:ArrowRight", _lossy),
