@@ -35,6 +35,7 @@ EXPLORERS = (
     "text_explorer",
     "candidates_explorer",
     "lossy_explorer",
+    "schedules_explorer",
 )
 
 #: Goals on the project's 2-core machine, in milliseconds.
