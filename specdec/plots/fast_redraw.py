@@ -14,7 +14,8 @@ Both kinds of registered artists are marked *animated*, which makes matplotlib's
 leave them out; that is how the base is drawn without them. Saving the figure the usual way
 (`png_bytes`, ``savefig``) still draws every artist, animated or not.
 
-The first render lays the figure out; after it the layout is frozen (the layout engine is removed
+Before the first render, and after each `invalidate`, text below the series' minimum size is raised
+to it (`specdec.plots.canvas.enlarge_small_text`). The first render lays the figure out; after it the layout is frozen (the layout engine is removed
 and the axis labels pinned where they are), since kept pixels are only valid while nothing moves.
 The PNG is written by `png_from_rgba`, a minimal encoder several times faster than a general one
 for pictures like these.
@@ -36,6 +37,8 @@ import numpy as np
 from matplotlib import ft2font as _ft2font
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
 from matplotlib.figure import Figure
+
+from .canvas import enlarge_small_text
 
 
 class FastRedraw:
@@ -86,6 +89,7 @@ class FastRedraw:
         """The figure as PNG bytes, as `specdec.plots.png_bytes` would make it."""
         canvas = self.figure.canvas
         if self._base is None:
+            enlarge_small_text(self.figure)
             canvas.draw()  # lays the figure out and draws the base: animated artists are left out
             self.figure.set_layout_engine(None)
             self._base = canvas.copy_from_bbox(self.figure.bbox)
@@ -93,6 +97,7 @@ class FastRedraw:
             _pin_axis_labels(self.figure)
             self._background = canvas.copy_from_bbox(self.figure.bbox)
         elif self._background is None:
+            enlarge_small_text(self.figure)  # new tick labels take their size from the figure's own settings
             canvas.restore_region(self._base)
             self._draw(self._occasional)
             self._background = canvas.copy_from_bbox(self.figure.bbox)

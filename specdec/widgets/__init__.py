@@ -4,9 +4,10 @@ Each explorer is a function that returns one `Explorer` widget: controls, one ma
 as a PNG image and redrawn in place, and a text readout beside it. Tests drive the controls through
 ``explorer.controls`` and read what the view shows through ``explorer.shown``. How to add one:
 ``specdec/widgets/README.md``.
+`presentation()` makes every explorer built afterwards larger and compact, for a projector.
 """
 
-from .explorer import Explorer
+from .explorer import Explorer, presentation
 from .divergence import divergence_explorer
 from .monte_carlo import derivation_explorer, monte_carlo_explorer
 from .one_token import one_token_explorer
@@ -26,6 +27,7 @@ __all__ = [
     "lossy_explorer",
     "monte_carlo_explorer",
     "one_token_explorer",
+    "presentation",
     "schedules_explorer",
     "speedup_explorer",
     "temperature_explorer",
