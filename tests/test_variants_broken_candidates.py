@@ -12,7 +12,8 @@ from specdec.variants.broken_candidates import (
     stale_residual_step,
     without_replacement_law,
 )
-from specdec.variants.multi_candidate import multi_candidate_step, sample_candidates
+from specdec.variants.multi_candidate import (distinct_candidate_law, distinct_candidate_step, multi_candidate_step,
+                                              sample_candidates)
 from tests import reference_variants as reference
 
 EXAMPLE = ([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7])
@@ -87,4 +88,26 @@ def test_bad_input_is_refused_before_any_draw():
         stale_residual_step([0.5, 0.5], [1.0, 0.0], [1], rng)
     with pytest.raises(ValueError, match="k must be at most"):
         BROKEN_CANDIDATE_RULES["without replacement"].sample([0.5, 0.5, 0.0], [0.5, 0.5, 0.0], 3, 10, rng)
+    assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_testing_distinct_candidates_against_the_law_they_were_drawn_from_is_exact(k):
+    rows = np.random.default_rng(20 + k)
+    for _ in range(20):
+        vocab = int(rows.integers(3, 6))
+        p, q = rows.dirichlet(np.ones(vocab)), rows.dirichlet(np.ones(vocab))
+        np.testing.assert_allclose(distinct_candidate_law(p, q, k), p, atol=1e-12)
+    p, q = EXAMPLE
+    rng = np.random.default_rng(12)
+    tokens = [distinct_candidate_step(p, q, sample_candidates_without_replacement(q, k, rng), rng)
+              for _ in range(20_000)]
+    assert goodness_of_fit(np.array(tokens), p).passed
+
+
+def test_the_distinct_rule_refuses_repeated_candidates_before_any_draw():
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(ValueError, match="distinct"):
+        distinct_candidate_step(*EXAMPLE, [3, 3], rng)
     assert rng.bit_generator.state == before

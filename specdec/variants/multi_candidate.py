@@ -344,6 +344,66 @@ def draw_categorical(law: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(tokens, last)
 
 
+def distinct_candidate_step(target, draft, candidates, rng) -> int:
+    """The multi-candidate rule for k *distinct* candidates drawn from q without replacement.
+
+    Candidate j was drawn from q_j: q with the candidates before it removed, renormalised. Testing it
+    against that law — accept with probability min(1, r_j(x)/q_j(x)), then r_{j+1} = norm(max(0,
+    r_j − q_j)) — makes each stage an ordinary one-token step with draft q_j, so the argument for
+    independent candidates applies stage by stage and the output is exactly p. (Testing against q
+    itself is the broken rule "without replacement" of `specdec.variants.broken_candidates`.)
+
+    Same order of draws as `multi_candidate_step`.
+
+    >>> import numpy as np
+    >>> distinct_candidate_step([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7], [3, 1], np.random.default_rng(0))
+    1
+    """
+    p, q, tokens, rng = _checked(target, draft, candidates, rng)
+    if len(set(tokens)) != len(tokens):
+        raise ValueError(f"candidates must be distinct tokens for this rule, got {tokens}")
+    residual = np.array(p, dtype=np.float64)
+    remaining = q.copy()
+    for token in tokens:
+        proposal = remaining / remaining.sum()
+        if rng.random() < min(1.0, residual.item(token) / proposal.item(token)):
+            return token
+        residual = unchecked_residual(residual, proposal)
+        remaining[token] = 0.0
+    return int(rng.choice(residual.size, p=normalised_for_choice(residual)))
+
+
+def distinct_candidate_law(target, draft, k) -> np.ndarray:
+    """The exact output law of `distinct_candidate_step` with k candidates drawn without replacement.
+
+    Enumerates every ordered set of k distinct candidates (fine for small V); equal to p up to rounding.
+
+    >>> distinct_candidate_law([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7], 2).round(12)
+    array([0.6, 0.2, 0.2, 0. ])
+    """
+    p, q = validation.distribution_pair(target, draft, "target", "draft")
+    k = validation.count(k, "k", minimum=1)
+    if k > np.count_nonzero(q):
+        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
+    law = np.zeros(p.size)
+
+    def visit(stage: int, remaining: np.ndarray, residual: np.ndarray, weight: float) -> None:
+        if stage == k:
+            law[:] += weight * residual
+            return
+        proposal = remaining / remaining.sum()
+        following = unchecked_residual(residual, proposal)
+        for token in np.flatnonzero(proposal):
+            accept = min(1.0, residual[token] / proposal[token])
+            law[token] += weight * proposal[token] * accept
+            left = remaining.copy()
+            left[token] = 0.0
+            visit(stage + 1, left, following, weight * proposal[token] * (1.0 - accept))
+
+    visit(0, q.copy(), p.copy(), 1.0)
+    return law
+
+
 def _checked(target, draft, candidates, rng):
     p, q = validation.distribution_pair(target, draft, "target", "draft")
     tokens = check_candidates(candidates, q)
