@@ -125,7 +125,7 @@ def test_mimebundle_follows_the_controls():
 
 def test_plain_lines_split_at_breaks_and_drop_markup():
     readout = "<p><b>Draw 2</b> <span style='color:#7F7F7F'>(γ = 4)</span></p><ol><li>x<sub>1</sub></li><li>y &lt; 1</li></ol>"
-    assert plain_lines(readout) == ["Draw 2 (γ = 4)", "x1", "y < 1"]
+    assert plain_lines(readout) == ["Draw 2 (γ = 4)", "x_1", "y < 1"]
     assert plain_lines("<style>.a { b: c }</style>text") == ["text"]
 
 
@@ -247,7 +247,8 @@ def test_enlarge_small_text_leaves_large_text_alone():
 
 def test_wide_figures_are_scaled_down_to_the_widest_size():
     width, height = new_figure(12, 6).get_size_inches()
-    assert (width, height) == (WIDEST_FIGURE_INCHES, 4.5)
+    assert (width, height) == (WIDEST_FIGURE_INCHES, WIDEST_FIGURE_INCHES / 2)
+    assert new_figure(8, 6).get_size_inches().tolist() == [8, 6]
     assert WIDEST_FIGURE_INCHES * DPI <= OUTPUT_WIDTH_PX
 
 

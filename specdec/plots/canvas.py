@@ -31,8 +31,8 @@ from .. import palette
 #: Resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size.
 DPI = 96
 
-#: The widest figure, in inches (864 PNG pixels at scale 1): shown unshrunk in a ~950 px output area.
-WIDEST_FIGURE_INCHES = 9.0
+#: The widest figure, in inches (900 PNG pixels at scale 1): shown unshrunk in a ~950 px output area.
+WIDEST_FIGURE_INCHES = 9.375
 
 #: The smallest text of any figure and of its titles and axis labels, in PNG pixels at scale 1.
 #: 12 px is a minimum for a room reading from a wall; titles and axis labels are read first.
@@ -95,7 +95,7 @@ def new_figure(width: float, height: float, **subplot_kwargs) -> Figure:
     >>> figure.get_size_inches().tolist(), figure.dpi
     ([4.0, 3.0], 96.0)
     >>> new_figure(10, 5).get_size_inches().tolist()
-    [9.0, 4.5]
+    [9.375, 4.6875]
     """
     shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
     figure = Figure(figsize=(width * shrink, height * shrink), dpi=DPI * _Scale.value, layout="constrained")

@@ -280,6 +280,10 @@ class _TextOnly(HTMLParser):
             self._skipping += 1
         elif tag in ("td", "th"):
             self.parts.append(" ")
+        elif tag == "sup":  # α<sup>γ</sup> reads α^γ, not αγ
+            self.parts.append("^")
+        elif tag == "sub":
+            self.parts.append("_")
 
     def handle_endtag(self, tag):
         if tag in ("style", "script") and self._skipping:
@@ -293,8 +297,8 @@ class _TextOnly(HTMLParser):
 def plain_lines(readout_html: str) -> list[str]:
     """The words of an HTML readout, one string per paragraph, line break or list item; blank lines dropped.
 
-    >>> plain_lines("<p>α = <b>0.80</b><br>E[N] = 3.36</p><p>x<sup>2</sup> &amp; y</p>")
-    ['α = 0.80', 'E[N] = 3.36', 'x2 & y']
+    >>> plain_lines("<p>α = <b>0.80</b><br>E[N] = 3.36</p><p>x<sup>2</sup> &amp; y<sub>i</sub></p>")
+    ['α = 0.80', 'E[N] = 3.36', 'x^2 & y_i']
     """
     lines = []
     for piece in _BREAKS.split(readout_html):
