@@ -155,11 +155,11 @@ class LossyFigure:
             self.law_title = law_axes.set_title(" ")
 
             (self.lenient_line,) = trade_axes.plot(zeros, zeros, color=palette.NEUTRAL, linestyle="-", marker=".",
-                                                   label="lenient, λ from 1 down to 0.05")
+                                                   label="lenient, λ: 1 → 0.05")
             (self.typical_line,) = trade_axes.plot(zeros, zeros, color=palette.HIGHLIGHT, linestyle=":",
-                                                   marker=".", label="typical, ε from 0.01 up to 1")
+                                                   marker=".", label="typical, ε: 0.01 → 1")
             (self.exact_point,) = trade_axes.plot([0], [0], linestyle="none", marker="*", markersize=14,
-                                                  color=palette.HIGHLIGHT, label="exact rule (TV = 0)")
+                                                  color=palette.HIGHLIGHT, label="exact rule")
             (self.greedy_point,) = trade_axes.plot([0], [0], linestyle="none", marker="X", markersize=10,
                                                    color=palette.NEUTRAL, label="greedy top-1")
             (self.chosen_point,) = trade_axes.plot([0], [0], linestyle="none", marker="o", markersize=13,
