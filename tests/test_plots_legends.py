@@ -64,7 +64,8 @@ def temperature():
 
 def real_text():
     picture = RealTextFigure()
-    picture.update([0.2, 0.35, 0.56, 0.8], 3, 5, 0.58, (2.2, 1.8), (2.17, 1.81), gamma=4, c=20)
+    picture.update([0.2, 0.35, 0.56, 0.8], 3, 5, 0.58, (2.2, 1.8), (2.17, 1.81), gamma=4, c=20,
+                   spread=(1.7, 2.2, 2.7))
     return picture
 
 
@@ -76,8 +77,9 @@ ROLES = palette.ROLES.values()
 
 
 def legend_entries(figure):
-    for axes in figure.axes:
-        legend = axes.get_legend()
+    """The entries of every legend: each axes' own, and the figure's (under several panels)."""
+    legends = [axes.get_legend() for axes in figure.axes] + list(figure.legends)
+    for legend in legends:
         if legend is not None:
             yield from zip(legend.legend_handles, (text.get_text() for text in legend.get_texts()))
 

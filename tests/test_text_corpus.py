@@ -1,5 +1,6 @@
 """The offline corpus: what is read, in which order, without importing anything, and cached."""
 
+import os
 import string
 import subprocess
 from collections import Counter
@@ -11,6 +12,12 @@ import pytest
 
 from specdec.text import corpus as corpus_module
 from specdec.text.corpus import CORPUS_SIZE, docstrings, stdlib_corpus, stdlib_path, stdlib_source_files
+
+
+@pytest.fixture(autouse=True)
+def temporary_cache(tmp_path, monkeypatch):
+    """The corpus read by these tests is kept in a temporary directory, never the user's cache."""
+    monkeypatch.setenv("SPECDEC_CACHE_DIR", str(tmp_path))
 
 
 def test_the_corpus_is_about_a_megabyte_of_text():
@@ -54,7 +61,10 @@ def test_reading_the_corpus_imports_no_module():
         "text = stdlib_corpus()\n"
         "print(sorted(set(sys.modules) - before))\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    # The cache off, so that the sources are read (loading the cache file imports a codec for its
+    # zip archive, which is not what this checks).
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "SPECDEC_CACHE_DIR": ""})
     assert result.stdout.strip() == "[]"
     assert result.stderr == ""  # `this` would print its poem, `antigravity` open a browser
 

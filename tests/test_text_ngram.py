@@ -195,12 +195,20 @@ def test_count_arrays_are_read_only():
         model._levels[1].counts[0] = 5.0
 
 
-def test_fitted_model_is_fitted_once_per_order_and_text():
+@pytest.fixture
+def temporary_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECDEC_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_fitted_model_is_fitted_once_per_order_and_text(temporary_cache, monkeypatch):
     text = RHYME + " once more."
     first = fitted_model(3, text)
-    misses = ngram_module._fitted.cache_info().misses
+    counted = []
+    original = ngram_module._raw_table
+    monkeypatch.setattr(ngram_module, "_raw_table", lambda *args: counted.append(args[1]) or original(*args))
     second = fitted_model(3, text)
-    assert ngram_module._fitted.cache_info().misses == misses
+    assert counted == []
     assert second is not first and second._levels is first._levels
     second.fit("something else entirely")
     assert fitted_model(3, text).vocab == first.vocab

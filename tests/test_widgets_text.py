@@ -10,7 +10,8 @@ import specdec
 from specdec.palette import ORIGIN_COLOURS
 from specdec.text import Generation, fitted_model, mean_acceptance_rate, sample_contexts, speculative_generate
 from specdec.text import ngram as ngram_module
-from specdec.widgets.text import CONTEXT_COUNT, coloured_text_html, text_explorer
+from specdec.widgets import text as text_module
+from specdec.widgets.text import CONTEXT_COUNT, SEED_COUNT, coloured_text_html, text_explorer
 
 from .explorer_driving import assert_picture_is_a_full_render
 
@@ -22,8 +23,16 @@ CORPUS = (
 ) * 12
 
 
+@pytest.fixture(scope="module", autouse=True)
+def temporary_cache(tmp_path_factory):
+    """Counts kept on disk go to a temporary directory, never to the user's cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPECDEC_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
 @pytest.fixture(scope="module")
-def explorer():
+def explorer(temporary_cache):
     return text_explorer(CORPUS, length=120)
 
 
@@ -54,24 +63,52 @@ def assert_view_matches_the_run(explorer):
         other = fitted_model(order, CORPUS).at_temperature(temperature)
         assert value == pytest.approx(mean_acceptance_rate(target, other, contexts), rel=1e-12)
 
+    # Characters per call over several seeds, the basis of any claim about how they move with γ.
+    runs = [speculative_generate(target, draft, values["prompt"], 120, gamma, np.random.default_rng(seed))
+            for seed in range(SEED_COUNT)]
+    per_call = [len(run.text) / run.target_calls for run in runs]
+    spread = shown["seed_spread"]
+    np.testing.assert_allclose(spread.characters_per_call, per_call)
+    assert (spread.low, spread.high) == (min(per_call), max(per_call))
+    assert spread.mean == pytest.approx(sum(per_call) / SEED_COUNT)
+
     # The picture: one α bar per draft order, the measured line on the chosen one, the gain bars.
-    alpha_axes, gain_axes = explorer.figure.axes
+    alpha_axes, tokens_axes, speed_axes = explorer.figure.axes
     heights = [bar.get_height() for bar in alpha_axes.patches[:4]]
     np.testing.assert_allclose(heights, list(shown["alpha_by_draft_order"].values()))
     (measured_line,) = [line for line in alpha_axes.lines if line.get_label() == "measured in this run"]
     assert measured_line.get_ydata()[0] == shown["measured_alpha"]
     assert np.mean(measured_line.get_xdata()) == values["draft_order"]
-    gain_heights = sorted(round(bar.get_height(), 12) for bar in gain_axes.patches)
-    assert gain_heights == sorted(round(value, 12) for value in (
-        shown["tokens_per_target_call"], shown["measured_speedup"], shown["expected_tokens"], shown["predicted_speedup"]))
+    # Characters per call and speedup on axes of their own, each fixed whatever γ is.
+    assert [bar.get_height() for bar in tokens_axes.patches] == pytest.approx(
+        [shown["tokens_per_target_call"], shown["expected_tokens"]])
+    assert [bar.get_height() for bar in speed_axes.patches] == pytest.approx(
+        [shown["measured_speedup"], shown["predicted_speedup"]])
+    assert tokens_axes.get_ylim() == speed_axes.get_ylim() == (0, 12)
+    (ceiling,) = [line for line in tokens_axes.lines if line.get_linestyle() == "--"]
+    assert list(ceiling.get_ydata()) == [gamma + 1, gamma + 1]
+    assert all(line.get_linestyle() != "--" for line in speed_axes.lines)  # γ + 1 not across the speedups
 
     # The text and the readout.
     assert shown["text_html"] == coloured_text_html(generation)
     readout = shown["readout"]
-    assert f"α measured: <b>{shown['measured_alpha']:.3f}</b>" in readout
-    assert f"{shown['mean_acceptance_rate']:.3f}" in readout
-    assert f"per target call: <b>{shown['tokens_per_target_call']:.2f}</b> measured" in readout
-    assert f"{shown['predicted_speedup']:.2f}× = speedup(α, γ, c)" in readout
+    assert f"α measured in this run: <b>{shown['measured_alpha']:.3f}</b>" in readout
+    mean = f"{shown['mean_acceptance_rate']:.3f}"
+    assert f"ᾱ = <b>{mean}</b>" in readout
+    assert f"per target call: <b>{shown['tokens_per_target_call']:.2f}</b> in this run" in readout
+    # The theory is labelled with the α it used, the averaged one.
+    assert f"expected_tokens(ᾱ = {mean}, γ = {gamma}) = {shown['expected_tokens']:.2f}" in readout
+    assert f"speedup(ᾱ = {mean}, γ = {gamma}, c = {c}) = {shown['predicted_speedup']:.2f}×" in readout
+    assert f"mean <b>{spread.mean:.2f}</b>, from {spread.low:.2f} to {spread.high:.2f}" in readout
+    assert "noisy" in readout
+    # The accepted characters of the text and the draft characters that passed agree, or the readout says why.
+    passed, tested = sum(generation.visited_accepted), len(generation.visited_accepted)
+    in_text = generation.origins.count("accepted")
+    assert f"accepted {in_text}," in readout and f"{passed} of {tested}" in readout
+    cut = passed - in_text
+    assert 0 <= cut <= generation.discarded
+    assert (f"{cut} of them came after character 120, where the text stops, so {in_text} are in the text"
+            in readout) == (cut > 0)
     assert explorer.readout.value == readout
 
 
@@ -111,15 +148,59 @@ def test_equal_orders_accept_every_draft(explorer):
         explorer.controls["target_order"].value = 5
 
 
-def test_models_are_fitted_once_per_order(explorer):
+def counting_tables(monkeypatch):
+    """Record every table of counts computed from the text (not loaded from memory or disk)."""
+    counted = []
+    original = ngram_module._raw_table
+
+    def counting(ids, length, size):
+        counted.append(length)
+        return original(ids, length, size)
+
+    monkeypatch.setattr(ngram_module, "_raw_table", counting)
+    return counted
+
+
+def test_models_are_fitted_once_per_order(explorer, monkeypatch):
     for order in (4, 6, 5):
         explorer.controls["target_order"].value = order
-    misses = ngram_module._fitted.cache_info().misses
+    counted = counting_tables(monkeypatch)
     for order in (4, 6, 5):
         explorer.controls["target_order"].value = order
     explorer.controls["temperature"].value = 1.5
     explorer.controls["temperature"].value = 1.0
-    assert ngram_module._fitted.cache_info().misses == misses
+    assert counted == []
+
+
+def test_the_first_picture_counts_only_what_it_shows_and_reports_progress(monkeypatch):
+    corpus = CORPUS + "A corpus of its own, so nothing of it is counted yet. " * 3
+    counted = counting_tables(monkeypatch)
+    messages = []
+
+    def recorder(title):
+        def report(message):
+            messages.append(message)
+        report.done = lambda: messages.append("done")
+        return report
+
+    monkeypatch.setattr(text_module, "progress_display", recorder)
+    explorer = text_explorer(corpus, target_order=5, length=40)
+    # Draft orders 1 … 4 (the left panel) and the 5-gram target: contexts of 0 … 4 characters.
+    assert sorted(counted) == [0, 1, 2, 3, 4]
+    assert [message for message in messages if "counting" in message] == [
+        f"counting the contexts of {length} characters" for length in counted]
+    assert messages[-1] == "done"
+    explorer.controls["target_order"].value = 7  # counted when the slider first reaches it
+    assert sorted(counted) == [0, 1, 2, 3, 4, 5, 6]
+    del counted[:], messages[:]
+    text_explorer(corpus, target_order=7, length=40)  # everything is known now: nothing to report
+    assert counted == [] and messages == ["done"]
+
+
+def test_progress_is_shown_only_in_a_notebook():
+    report = text_module.progress_display("Preparing")
+    report("reading")  # outside a notebook: nothing shown, nothing raised
+    report.done()
 
 
 def test_coloured_text_marks_every_character_with_its_origin():
@@ -135,6 +216,23 @@ def test_coloured_text_marks_every_character_with_its_origin():
     assert "bold" in styles["resampled"] and "bold" in styles["bonus"] and "bold" not in styles["accepted"]
     assert styles["resampled"] != styles["bonus"]  # not by colour alone
     assert "Hi " in page and "<b>" not in page
+
+
+@pytest.mark.parametrize("generation, error, words", [
+    (None, TypeError, "generation must be a specdec.text.Generation, got NoneType"),
+    ("text", TypeError, "generation must be a specdec.text.Generation, got str"),
+])
+def test_coloured_text_refuses_what_is_not_a_generation(generation, error, words):
+    with pytest.raises(error, match=re.escape(words)):
+        coloured_text_html(generation)
+
+
+def test_coloured_text_names_an_unknown_origin():
+    # Generation refuses unknown origins itself; one forced past it is still named, not a KeyError.
+    generation = Generation("", "ab", ("accepted", "bonus"), (2,), 1, 1, 1)
+    object.__setattr__(generation, "origins", ("accepted", "typo"))
+    with pytest.raises(ValueError, match="generation.origins holds 'typo': each origin must be one of 'accepted'"):
+        coloured_text_html(generation)
 
 
 def test_the_legend_names_each_origin_shown():

@@ -1,15 +1,15 @@
 """The real-text figure: α for each draft order, and measured against predicted gains of one run.
 
 Left: the acceptance rate α of draft orders 1 … 4 against the chosen target, averaged over contexts
-of the corpus, with the chosen draft and the α measured in the run marked. Right: two pairs of
-bars, characters per target call and speedup at cost ratio c, each as measured from the run's call
-counts next to the prediction of `specdec.theory` at the run's average α.
+of the corpus, with the chosen draft and the α measured in the run marked. Middle: characters per
+target call, as measured from the run's call counts next to `expected_tokens` at the α averaged
+over the run's contexts, with the mean and range over several seeds (one short run is noisy) and
+the ceiling γ + 1. Right: the speedup at cost ratio c, measured next to `speedup` at that α. The
+two quantities have their own axes, each fixed whatever γ is.
 
 The figure is built once. On every render (`RealTextFigure.png`, see `specdec.plots.fast_redraw`) only
-the bars, the measured line, the α labels, the two horizontal guides and the right-hand title are
-drawn again; the left title and the right y axis are redrawn when the target order or the y limits
-change; frames, labels and legends are drawn once. The numbers of the right panel are printed in
-the explorer's readout.
+the bars, their values, the markers, the guides and the titles of the right panels are drawn again;
+the left title is redrawn when the target order changes; axes, labels and legends are drawn once.
 """
 
 from __future__ import annotations
@@ -27,30 +27,42 @@ DRAFT_ORDERS = (1, 2, 3, 4)
 #: Hatching of the theory bars (grey, and unlike every role's hatch: a prediction, not a role).
 THEORY_HATCH = "oo"
 
-_QUANTITIES = ("characters per\ntarget call", "speedup\nat cost ratio c")
+#: The fixed top of the two right panels: above γ + 1 = 11, the most one step can yield at the
+#: largest γ, so neither axis ever rescales as γ moves (and a speedup cannot pass γ + 1 either).
+GAIN_TOP = 12.0
 
-#: Tops of the right panel's y axis, so that the line at γ + 1 (the most one step can yield) stays
-#: below the legend; the axis, a still part, then changes only when γ crosses 2 or 5.
-GAIN_TOPS = (6.0, 10.0, 18.0)
+#: How many seeds the mean and range beside the single run are taken over.
+SEED_COUNT = 6
+
+#: The bars of the two right panels: this run, and the theory at the run's averaged α.
+_BAR_OFFSETS = (-0.2, 0.2)
 
 
 class RealTextFigure:
-    """Two panels, drawn once and updated in place.
+    """Three panels, drawn once and updated in place.
+
+    Left: α of each draft order against the target. Middle: characters per target call, this run
+    against ``expected_tokens`` at the run's averaged α, with the mean and range over several seeds
+    and the ceiling γ + 1. Right: the speedup at cost ratio c, this run against ``speedup`` at that
+    α, with the 1× line. Both right-hand axes are fixed (0 … `GAIN_TOP`), so a bar's height can be
+    compared as γ moves.
 
     Examples
     --------
     >>> picture = RealTextFigure()
     >>> picture.update(alphas=[0.2, 0.35, 0.56, 0.8], draft_order=3, target_order=5, measured_alpha=0.58,
-    ...                measured=(2.2, 1.8), predicted=(2.17, 1.81), gamma=4, c=20)
+    ...                measured=(2.2, 1.8), predicted=(2.17, 1.81), gamma=4, c=20, spread=(1.7, 2.2, 2.7))
     >>> [round(bar.get_height(), 2) for bar in picture.alpha_bars]
     [0.2, 0.35, 0.56, 0.8]
+    >>> picture.tokens_axes.get_ylim() == picture.speed_axes.get_ylim() == (0.0, GAIN_TOP)
+    True
     """
 
     def __init__(self):
         with styled():
-            self.figure = new_figure(9.0, 3.4)
-            alpha_axes, gain_axes = self.figure.subplots(1, 2, width_ratios=(1, 1))
-        self.alpha_axes, self.gain_axes = alpha_axes, gain_axes
+            self.figure = new_figure(9.6, 3.9)
+            alpha_axes, tokens_axes, speed_axes = self.figure.subplots(1, 3, width_ratios=(1.3, 1, 1))
+        self.alpha_axes, self.tokens_axes, self.speed_axes = alpha_axes, tokens_axes, speed_axes
 
         with styled():
             self.alpha_bars = alpha_axes.bar(DRAFT_ORDERS, np.zeros(len(DRAFT_ORDERS)), width=0.7,
@@ -61,39 +73,65 @@ class RealTextFigure:
             alpha_axes.set(xticks=DRAFT_ORDERS, xlabel="draft order (1 = unigram, 2 = bigram)",
                            ylabel="acceptance rate α", ylim=(0, 1.12), xlim=(0.4, 4.6))
             self.alpha_title = alpha_axes.set_title("")
-            alpha_axes.legend(handles=[
+            # Under the panel: inside, the bars and their labels (up to α = 1) would run into it.
+            self.figure.legend(handles=[
                 role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
                 Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
                 self.measured_marker,
-            ], loc="upper left", fontsize=9)
+            ], loc="outside lower left", fontsize=9)
 
-            positions = np.arange(len(_QUANTITIES))
-            self.measured_bars = gain_axes.bar(positions - 0.2, np.zeros(2), width=0.38, color=palette.NEUTRAL,
-                                               edgecolor=palette.HIGHLIGHT, linewidth=0.6,
-                                               label="measured from call counts")
-            self.predicted_bars = gain_axes.bar(positions + 0.2, np.zeros(2), width=0.38, color="white",
-                                                hatch=THEORY_HATCH, edgecolor=palette.NEUTRAL, linewidth=0.6,
-                                                label="theory at the run's α")
-            # Drawn with the bars it crosses, so that it stays on top of them.
-            self.break_even = gain_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
-                                                label="1×: plain decoding")
-            self.ceiling = gain_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
-                                             label="γ + 1: every draft accepted")
-            gain_axes.set(xticks=positions, ylabel="characters per call, or speedup (×)", xlim=(-0.6, 1.6))
-            self.gain_axes.set_xticklabels(_QUANTITIES)
-            self.gain_title = gain_axes.set_title("")
-            gain_axes.legend(loc="upper right", fontsize=9)
+            self.tokens_bars, self.tokens_values = self._gain_bars(tokens_axes)
+            self.ceiling = tokens_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
+                                               label="γ + 1: every draft accepted")
+            (self.spread_marker,) = tokens_axes.plot([0.0], [0.0], color=palette.HIGHLIGHT, marker="D",
+                                                     markersize=5, linestyle="none", label=f"{SEED_COUNT} seeds: mean and range")
+            (self.spread_range,) = tokens_axes.plot([0.0, 0.0], [0.0, 0.0], color=palette.HIGHLIGHT,
+                                                    linewidth=2, solid_capstyle="butt", marker="_",
+                                                    markersize=12, markeredgewidth=2)
+            tokens_axes.set(ylabel="characters per target call", xticks=[-0.2, 0.2, 0.7],
+                            xticklabels=["run", "theory", "seeds"], xlim=(-0.55, 0.95), ylim=(0, GAIN_TOP))
+            self.tokens_title = tokens_axes.set_title("")
+            self.speed_bars, self.speed_values = self._gain_bars(speed_axes)
+            self.break_even = speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                                                 label="1×: plain decoding")
+            speed_axes.set(ylabel="speedup (×)", xticks=list(_BAR_OFFSETS), xticklabels=["run", "theory"],
+                           xlim=(-0.55, 0.55), ylim=(0, GAIN_TOP))
+            self.speed_title = speed_axes.set_title("")
+            # One legend for both right panels, under them: inside, the moving γ + 1 line and the
+            # bars would cross it.
+            self.figure.legend(
+                handles=[*self.tokens_bars, self.spread_marker, self.ceiling, self.break_even],
+                labels=["this run", "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
+                        "γ + 1: every draft accepted", "1×: plain decoding"],
+                loc="outside lower right", ncols=2, fontsize=9)
         self.fast = FastRedraw(
             self.figure,
-            changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.measured_bars,
-                      *self.predicted_bars, self.break_even, self.ceiling, self.gain_title],
-            # Redrawn only when the target order (the left title) or the right y axis changes.
-            occasional=[self.alpha_title, gain_axes.yaxis],
+            changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens_bars,
+                      *self.tokens_values, self.ceiling, self.spread_range, self.spread_marker,
+                      *self.speed_bars, *self.speed_values, self.break_even, self.tokens_title,
+                      self.speed_title],
+            # Redrawn only when the target order (the left title) changes.
+            occasional=[self.alpha_title],
         )
 
+    @staticmethod
+    def _gain_bars(axes):
+        """A bar for this run (grey) and one for the theory (hatched), each with its value above it."""
+        bars = [
+            axes.bar([_BAR_OFFSETS[0]], [0.0], width=0.36, color=palette.NEUTRAL, edgecolor=palette.HIGHLIGHT,
+                     linewidth=0.6)[0],
+            axes.bar([_BAR_OFFSETS[1]], [0.0], width=0.36, color="white", hatch=THEORY_HATCH,
+                     edgecolor=palette.NEUTRAL, linewidth=0.6)[0],
+        ]
+        values = [axes.text(offset, 0.0, "", ha="center", va="bottom", fontsize=9) for offset in _BAR_OFFSETS]
+        return bars, values
+
     def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float,
-               measured, predicted, gamma: int, c: float) -> None:
-        """Show α per draft order, and (tokens per target call, speedup at c) measured and predicted."""
+               measured, predicted, gamma: int, c: float, spread=None) -> None:
+        """Show α per draft order, and (characters per target call, speedup at c) measured and predicted.
+
+        `spread` is (lowest, mean, highest) characters per target call over several seeds, or None.
+        """
         for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
             chosen = order == draft_order
             bar.set_height(alpha)
@@ -107,15 +145,19 @@ class RealTextFigure:
             self.alpha_title.set_text(title)
             self.fast.invalidate()
 
-        values = (*measured, *predicted)
-        for bar, value in zip((*self.measured_bars, *self.predicted_bars), values):
-            bar.set_height(value)
-        top = next((top for top in GAIN_TOPS if top >= (gamma + 1) / 0.62), GAIN_TOPS[-1])
-        if self.gain_axes.get_ylim()[1] != top:
-            self.gain_axes.set_ylim(0, top)
-            self.fast.invalidate()
+        for bars, values, heights, unit in ((self.tokens_bars, self.tokens_values, (measured[0], predicted[0]), ""),
+                                            (self.speed_bars, self.speed_values, (measured[1], predicted[1]), "×")):
+            for bar, value, height in zip(bars, values, heights):
+                shown = float(height) if np.isfinite(height) else 0.0
+                bar.set_height(min(shown, GAIN_TOP))
+                value.set_position((bar.get_x() + bar.get_width() / 2, min(shown, GAIN_TOP - 0.9) + 0.1))
+                value.set_text(f"{height:.2f}{unit}" if np.isfinite(height) else "—")
         self.ceiling.set_ydata([gamma + 1, gamma + 1])
-        self.gain_title.set_text(f"γ = {gamma}, c = {c:g}: measured against theory")
+        low, mean, high = spread if spread is not None else (np.nan, np.nan, np.nan)
+        self.spread_marker.set_data([0.7], [mean])
+        self.spread_range.set_data([0.7, 0.7], [low, high])
+        self.tokens_title.set_text(f"characters per call, γ = {gamma}")
+        self.speed_title.set_text(f"speedup at c = {c:g}")
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the bars, markers, labels and titles when it can."""

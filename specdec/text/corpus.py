@@ -30,9 +30,14 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import sys
 import sysconfig
 import warnings
 from pathlib import Path
+
+import numpy as np
+
+from . import disk_cache
 
 #: How many characters `stdlib_corpus` returns: about one megabyte of English.
 CORPUS_SIZE = 1_000_000
@@ -124,13 +129,43 @@ def stdlib_corpus() -> str:
     str
         At most `CORPUS_SIZE` characters: exactly that many on CPython 3.11, whose public
         docstrings hold about 1.25 MB; the same on every call and every machine with the same
-        Python version. The
-        files are read on the first call only; later calls return the cached string.
+        Python version. The files are read on the first call of the first session only (about
+        2 s); the text is then kept on disk (`specdec.text.disk_cache`, keyed by the Python
+        version, the standard library's path and this module's code) and in memory.
 
     Examples
     --------
     >>> text = stdlib_corpus()
     >>> text[:100] == stdlib_corpus()[:100]
+    True
+    """
+    key = disk_cache.fingerprint(sys.version, str(stdlib_path()), str(CORPUS_SIZE),
+                                 disk_cache.source_fingerprint(sys.modules[__name__]))
+    name = f"corpus-{key[:16]}"
+    stored = disk_cache.load_arrays(name, key, ["utf8"])
+    if stored is not None and stored["utf8"].dtype == np.uint8 and stored["utf8"].ndim == 1:
+        try:
+            return stored["utf8"].tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # a corrupt file: read the corpus again
+    text = read_stdlib_corpus()
+    disk_cache.save_arrays(name, key, {"utf8": np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)})
+    return text
+
+
+def read_stdlib_corpus() -> str:
+    """About a megabyte of English: the installed standard library's docstrings.
+
+    Returns
+    -------
+    str
+        At most `CORPUS_SIZE` characters: exactly that many on CPython 3.11, whose public
+        docstrings hold about 1.25 MB; the same on every call and every machine with the same
+        Python version. Every call reads the files again; `stdlib_corpus` keeps the result.
+
+    Examples
+    --------
+    >>> read_stdlib_corpus()[:100] == stdlib_corpus()[:100]
     True
     """
     parts: list[str] = []

@@ -5,11 +5,18 @@ text is shown coloured by origin. Beside it: α measured in the run against α a
 contexts it visited, tokens per target call against ``expected_tokens(α, γ)``, and the speedup the
 call counts imply at a cost ratio c against ``speedup(α, γ, c)``.
 
-Fitting a model on the corpus takes up to a second, so fitted models are cached per (order, corpus)
-by `specdec.text.fitted_model`, and the explorer fits every order its sliders reach (1 … 7) when it
-is built: a few seconds once, and no control change waits for a fit afterwards.
+The first picture comes quickly. The corpus and the models' counts are kept on disk between
+sessions (`specdec.text.disk_cache`) and shared between orders (`specdec.text.ngram.CorpusCounts`),
+and only the orders the first picture needs are made when the explorer is built (draft orders
+1 … 4 for the left panel, and the chosen target); another target order is counted when the slider
+first reaches it (a fraction of a second). When something must be read or counted first, which
+takes a few seconds on the first run on a machine, the notebook shows what is being done meanwhile.
 The α of every draft order on the left panel is averaged over `CONTEXT_COUNT` contexts of the
 corpus and cached per (target order, temperature, corpus).
+
+One run of `length` characters is noisy, so characters per call are also given as the mean and range
+over `SEED_COUNT` seeds (`specdec.text.repeated_runs`), the basis for any claim about how they move
+with γ.
 """
 
 from __future__ import annotations
@@ -24,11 +31,12 @@ import numpy as np
 from .. import validation
 from ..core import expected_tokens
 from ..palette import ORIGIN_COLOURS
-from ..plots.text import DRAFT_ORDERS, RealTextFigure
+from ..plots.text import DRAFT_ORDERS, SEED_COUNT, RealTextFigure
 from ..text import corpus as corpus_module
 from ..text.agreement import mean_acceptance_rate, sample_contexts
 from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
+from ..text.repeated_runs import SeedSpread, runs_over_seeds
 from ..theory import speedup
 from .explorer import LABEL_STYLE, Explorer
 
@@ -41,6 +49,7 @@ COST_RANGE = (1, 100)
 
 #: Contexts of the corpus over which the α of each draft order is averaged (left panel).
 CONTEXT_COUNT = 200
+
 
 #: How each origin is written, so that colour is not the only cue: weight and underline differ.
 ORIGIN_STYLES = {
@@ -82,6 +91,14 @@ def coloured_text_html(generation: Generation, legend: bool = True) -> str:
     >>> html_text.count("title='resampled'")  # once in the legend, once in the text
     2
     """
+    if not isinstance(generation, Generation):
+        raise TypeError(f"generation must be a specdec.text.Generation, got {type(generation).__name__}")
+    unknown = sorted(set(generation.origins) - set(ORIGIN_COLOURS))
+    if unknown:
+        raise ValueError(
+            f"generation.origins holds {', '.join(map(repr, unknown))}: each origin must be one of "
+            f"{', '.join(map(repr, ORIGIN_COLOURS))}"
+        )
     spans = [f"<span style='color:#595959'>{_escape(generation.prompt)}</span>"]
     for char, origin in zip(generation.text, generation.origins):
         spans.append(_span(char, origin))
@@ -135,12 +152,8 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
     >>> len(explorer.shown["generation"].text)
     40
     """
-    if corpus is None:
-        corpus = corpus_module.stdlib_corpus()
-    if not isinstance(corpus, str):
+    if corpus is not None and not isinstance(corpus, str):
         raise TypeError(f"corpus must be a str, got {type(corpus).__name__}")
-    if len(corpus) < 2 * CONTEXT_COUNT:
-        raise ValueError(f"corpus must hold at least {2 * CONTEXT_COUNT} characters, got {len(corpus)}")
     draft_order = validation.count(draft_order, "draft_order", *DRAFT_ORDER_RANGE)
     target_order = validation.count(target_order, "target_order", *TARGET_ORDER_RANGE)
     gamma = validation.count(gamma, "gamma", *GAMMA_RANGE)
@@ -150,6 +163,15 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     length = validation.count(length, "length", minimum=1)
     c = validation.count(c, "c", *COST_RANGE)
+    progress = progress_display("Preparing the real-text explorer")
+    if corpus is None:
+        in_memory = getattr(corpus_module.stdlib_corpus, "cache_info", None)
+        if in_memory is None or not in_memory().currsize:
+            progress("reading the corpus (the standard library's docstrings; kept on disk afterwards)")
+        corpus = corpus_module.stdlib_corpus()
+    if len(corpus) < 2 * CONTEXT_COUNT:
+        progress.done()
+        raise ValueError(f"corpus must hold at least {2 * CONTEXT_COUNT} characters, got {len(corpus)}")
 
     controls = {
         "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDER_RANGE[0], max=DRAFT_ORDER_RANGE[1],
@@ -176,9 +198,10 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
     text_view = widgets.HTML()
     contexts = sample_contexts(corpus, CONTEXT_COUNT, TARGET_ORDER_RANGE[1])
 
-    # Every order the sliders reach is fitted now, so that no control change waits for a fit.
-    for order in range(DRAFT_ORDER_RANGE[0], TARGET_ORDER_RANGE[1] + 1):
-        fitted_model(order, corpus)
+    # The orders of the first picture now (the left panel shows draft orders 1 … 4), showing what is
+    # being counted; other target orders when the slider first reaches them.
+    for order in (*DRAFT_ORDERS, target_order):
+        fitted_model(order, corpus, progress=progress)
 
     @functools.lru_cache(maxsize=32)
     def alphas_for(target_order: int, temperature: float) -> tuple[float, ...]:
@@ -194,12 +217,20 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         draft = fitted_model(draft_order, corpus).at_temperature(temperature)
         return speculative_generate(target, draft, prompt, length, gamma, np.random.default_rng(seed))
 
+    @functools.lru_cache(maxsize=64)
+    def spread(draft_order, target_order, gamma, temperature, prompt):
+        target = fitted_model(target_order, corpus).at_temperature(temperature)
+        draft = fitted_model(draft_order, corpus).at_temperature(temperature)
+        return runs_over_seeds(target, draft, prompt, length, gamma, SEED_COUNT)
+
     def redraw() -> dict:
         values = {name: control.value for name, control in controls.items()}
         temperature_now = round(float(values["temperature"]), 2)
         generation = run(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
                          values["seed"], values["prompt"])
         alphas = alphas_for(values["target_order"], temperature_now)
+        seeds = spread(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
+                       values["prompt"])
         g, cost = values["gamma"], values["c"]
         mean_alpha = generation.mean_acceptance_rate
         shown = {
@@ -212,10 +243,13 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
             "measured_speedup": generation.speedup_from_calls(cost),
             "predicted_speedup": speedup(mean_alpha, g, cost),
             "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas)),
+            "seed_spread": seeds,
+            "length": length,
         }
         picture.update(alphas, values["draft_order"], values["target_order"], generation.measured_alpha,
                        (shown["tokens_per_target_call"], shown["measured_speedup"]),
-                       (shown["expected_tokens"], shown["predicted_speedup"]), g, cost)
+                       (shown["expected_tokens"], shown["predicted_speedup"]), g, cost,
+                       spread=(seeds.low, seeds.mean, seeds.high))
         shown["text_html"] = text_view.value = coloured_text_html(generation)
         shown["readout"] = _readout(shown)
         return shown
@@ -232,27 +266,82 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
     header, *rows, body = explorer.children
     explorer.children = (header, *rows, text_view, body)
     explorer.observe_controls()
+    progress.done()
     return explorer
+
+
+def progress_display(title: str):
+    """A line in the notebook saying what is being done, shown only once something is reported.
+
+    Returns a function ``report(message)`` with a method ``report.done()`` that removes the line.
+    Outside a notebook (a script, a test) nothing is shown.
+    """
+    handle = {}
+
+    def report(message: str) -> None:
+        content = _progress_html(f"{title}: {message} …")
+        if "display" in handle:
+            handle["display"].update(content)
+            return
+        shell = _notebook_shell()
+        if shell is not None:
+            from IPython.display import display
+
+            handle["display"] = display(content, display_id=True)
+
+    def done() -> None:
+        if "display" in handle:
+            handle.pop("display").update(_progress_html(""))
+
+    report.done = done
+    return report
+
+
+def _notebook_shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and hasattr(shell, "kernel") else None
+
+
+def _progress_html(text: str):
+    from IPython.display import HTML
+
+    return HTML(f"<p style='color:#595959'><i>{html.escape(text)}</i></p>" if text else "")
 
 
 def _readout(shown: dict) -> str:
     generation: Generation = shown["generation"]
     counts = {origin: generation.origins.count(origin) for origin in ("accepted", "resampled", "bonus")}
     alphas = ", ".join(f"{order}: {alpha:.2f}" for order, alpha in shown["alpha_by_draft_order"].items())
+    passed, tested = sum(generation.visited_accepted), len(generation.visited_accepted)
+    cut = passed - counts["accepted"]  # draft characters that passed after the text reached its length
+    cut_text = (f"; {cut} of them came after character {len(generation.text)}, where the text stops, so "
+                f"{counts['accepted']} are in the text" if cut else "")
+    mean_alpha = shown["mean_acceptance_rate"]
+    seeds: SeedSpread = shown["seed_spread"]
+    g = shown["gamma"]
     return (
-        f"<p>draft: {shown['draft_order']}-gram, target: {shown['target_order']}-gram, γ = {shown['gamma']}, "
+        f"<p>draft: {shown['draft_order']}-gram, target: {shown['target_order']}-gram, γ = {g}, "
         f"temperature {shown['temperature']:.1f}<br>"
         f"α over corpus contexts, by draft order: {alphas}</p>"
         f"<p>{len(generation.text)} characters in <b>{generation.target_calls}</b> target calls "
         f"and {generation.draft_calls} draft calls<br>"
-        f"accepted {counts['accepted']}, resampled {counts['resampled']}, bonus {counts['bonus']}</p>"
-        f"<p>α measured: <b>{shown['measured_alpha']:.3f}</b> "
-        f"({sum(generation.visited_accepted)} of {len(generation.visited_accepted)} draft characters kept)<br>"
-        f"α averaged over the visited contexts: <b>{shown['mean_acceptance_rate']:.3f}</b></p>"
-        f"<p>characters per target call: <b>{shown['tokens_per_target_call']:.2f}</b> measured, "
-        f"{shown['expected_tokens']:.2f} = expected_tokens(α, γ)</p>"
-        f"<p>speedup at c = {shown['c']}: <b>{shown['measured_speedup']:.2f}×</b> from the call counts, "
-        f"{shown['predicted_speedup']:.2f}× = speedup(α, γ, c)</p>"
+        f"characters of the text by origin: accepted {counts['accepted']}, resampled {counts['resampled']}, "
+        f"bonus {counts['bonus']}</p>"
+        f"<p>α measured in this run: <b>{shown['measured_alpha']:.3f}</b>, the share of tested draft "
+        f"characters that passed: {passed} of {tested}{cut_text}<br>"
+        f"α averaged over the contexts the run visited, ᾱ = <b>{mean_alpha:.3f}</b>: what the measured α "
+        f"is expected to be; the theory below uses ᾱ</p>"
+        f"<p>characters per target call: <b>{shown['tokens_per_target_call']:.2f}</b> in this run; "
+        f"expected_tokens(ᾱ = {mean_alpha:.3f}, γ = {g}) = {shown['expected_tokens']:.2f}<br>"
+        f"over {len(seeds.characters_per_call)} seeds (0 … {len(seeds.characters_per_call) - 1}): mean "
+        f"<b>{seeds.mean:.2f}</b>, from {seeds.low:.2f} to {seeds.high:.2f}. One run of {shown['length']} "
+        f"characters is noisy: compare settings by the mean of several seeds, not by one run.</p>"
+        f"<p>speedup at c = {shown['c']}: <b>{shown['measured_speedup']:.2f}×</b> from this run's call "
+        f"counts; speedup(ᾱ = {mean_alpha:.3f}, γ = {g}, c = {shown['c']}) = {shown['predicted_speedup']:.2f}×</p>"
     )
 
 

@@ -239,7 +239,8 @@ def draw_count(frame) -> str:
 
 def _token_chip(label: str, origin: str) -> str:
     mark = {"accepted": "✓", "resampled": "↺", "bonus": "+"}[origin]
-    return (f"<span title='{origin}' style='background:{palette.ORIGIN_COLOURS[origin]};color:white;"
+    # Black letters: they contrast more than white with every origin's colour, the pale bonus most of all.
+    return (f"<span title='{origin}' style='background:{palette.ORIGIN_COLOURS[origin]};color:{palette.HIGHLIGHT};"
             f"padding:0 0.35em;margin-right:0.2em;border-radius:3px;font-weight:bold'>{escape(label)} {mark}</span>")
 
 
