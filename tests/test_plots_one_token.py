@@ -53,3 +53,23 @@ def test_more_tokens_than_the_figure_holds_is_refused():
     picture = OneTokenFigure(max_vocab=3)
     with pytest.raises(ValueError, match="at most 3"):
         picture.update([0.25] * 4, [0.25] * 4, None, list("ABCD"), 1.0)
+
+
+def test_the_green_area_on_screen_is_alpha_not_twice_alpha():
+    from matplotlib.colors import to_rgba
+
+    from specdec import palette
+
+    p = np.array([0.5, 0.3, 0.2, 0.0])
+    q = np.full(4, 0.25)
+    picture = OneTokenFigure(max_vocab=4)
+    picture.update(p, q, residual_distribution(p, q), list("ABCD"), acceptance_rate(p, q))
+    green = [patch for patch in picture.rows_axes.patches
+             if patch.get_visible() and to_rgba(patch.get_facecolor())[:3] == to_rgba(palette.ACCEPTED)[:3]]
+    widths = {round(patch.get_width(), 12) for patch in green}
+    assert len(widths) == 1  # bars of one width, so area is proportional to height
+    assert sum(patch.get_height() for patch in green) == pytest.approx(acceptance_rate(p, q))
+    # The p and q bars are full bars beside it, not covered by it: no green bar overlaps another bar.
+    for bar in green:
+        for other in [*picture.target_bars, *picture.draft_bars]:
+            assert bar.get_x() + bar.get_width() <= other.get_x() or other.get_x() + other.get_width() <= bar.get_x()

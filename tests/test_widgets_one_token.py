@@ -68,7 +68,7 @@ def assert_matches_core(explorer):
     assert shown["expected_tokens"] == pytest.approx(expected_tokens(alpha, gamma))
     assert f"{expected_tokens(alpha, gamma):.3f}" in readout
     # The picture: the overlap bars are min(p, q) and the unused tokens' bars are hidden.
-    overlap = explorer.figure.axes[0].containers[2]
+    overlap = explorer.picture.overlap_bars
     heights = [bar.get_height() if bar.get_visible() else 0.0 for bar in overlap]
     np.testing.assert_allclose(heights[:vocab], np.minimum(p, q), atol=1e-12)
     assert not any(bar.get_visible() for bar in list(overlap)[vocab:])

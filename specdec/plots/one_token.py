@@ -1,8 +1,8 @@
 """The picture of one token: p and q, the overlap min(p, q) that accepts, and the residual.
 
-The upper axes show the target p and the draft q side by side for each token, with their overlap
-min(p, q) shaded across both bars: its total area is α, the probability that a draft token is
-accepted. The lower axes show where p exceeds q, max(0, p − q), whose mass is 1 − α, next to its
+The upper axes show three bars for each token: the target p, the overlap min(p, q) and the draft
+q. The overlap is drawn once, as a bar of its own between p and q, so the green area on screen is
+α, the probability that a draft token is accepted (bars of one width: area is height). The lower axes show where p exceeds q, max(0, p − q), whose mass is 1 − α, next to its
 normalised form, the residual r that a rejected token is redrawn from.
 
 What is simplified: the figure draws the rows it is given; it does not check that they are
@@ -14,7 +14,6 @@ rebuilds the figure.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.colors import to_rgb
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette
@@ -23,6 +22,9 @@ from .fast_redraw import FastRedraw
 
 _BAR_WIDTH = 0.38
 _OFFSET = 0.2
+#: The rows panel's three bars per token: p, min(p, q), q.
+_ROW_WIDTH = 0.27
+_ROW_OFFSET = 0.29
 
 
 #: The upper y-limits the axes may take. Few of them, so that dragging a slider seldom changes the
@@ -73,15 +75,15 @@ class OneTokenFigure:
             rows, residual = self.rows_axes, self.residual_axes
 
             roles = palette.ROLES
-            self.target_bars = rows.bar(positions - _OFFSET, zeros, _BAR_WIDTH, **role_style("target"),
+            self.target_bars = rows.bar(positions - _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("target"),
                                         label=roles["target"].label, zorder=2)
-            self.draft_bars = rows.bar(positions + _OFFSET, zeros, _BAR_WIDTH, **role_style("draft"),
+            # The overlap once, between p and q: its bars' total height (and area) is α.
+            self.overlap_bars = rows.bar(positions, zeros, _ROW_WIDTH, **role_style("accepted"),
+                                         edgecolor="white",
+                                         label=roles["accepted"].labelled("overlap\nmin(p, q),\nsums to α"),
+                                         zorder=2)
+            self.draft_bars = rows.bar(positions + _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("draft"),
                                        edgecolor="white", label=roles["draft"].label, zorder=2)
-            # See-through, so that the p and q bars show under the overlap.
-            self.overlap_bars = rows.bar(positions, zeros, 2 * _BAR_WIDTH + 0.04,
-                                         **{**role_style("accepted"), "facecolor": (*to_rgb(palette.ACCEPTED), 0.3)},
-                                         edgecolor=palette.ACCEPTED, linewidth=1.5,
-                                         label=roles["accepted"].labelled("overlap\nmin(p, q)"), zorder=3)
             rows.set_ylabel("probability")
             self.rows_legend = rows.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
             rows.set_title("p, q and overlap min(p, q)", loc="left", y=1.0)
