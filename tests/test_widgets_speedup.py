@@ -49,10 +49,21 @@ def assert_view_matches_theory(explorer):
     np.testing.assert_allclose(curves["speedup"].get_ydata(),
                                [specdec.speedup(alpha, g, c) for g in range(MAX_GAMMA + 1)])
 
+    # The limits follow the data, with a little headroom.
+    assert counts_axes.get_xlim() == (0.4, max(gamma + 1, 4) + 0.6)
+    for axes, values in ((tokens_axes, curves["E[N] at this α"].get_ydata()),
+                         (speed_axes, curves["speedup"].get_ydata())):
+        low, top = axes.get_ylim()
+        assert low == 0 and 1.15 * max(values) <= top <= 2.6 * max(values)
+
     readout = shown["readout"]
     assert f"E[N] = <b>{shown['expected_tokens']:.3f}</b>" in readout
     assert f"{shown['speedup']:.2f}×" in readout
-    assert f"Best γ in 1 … {MAX_GAMMA}: <b>{best_gamma}</b>" in readout
+    helps = best_speedup > 1
+    assert best_marker.get_visible() == helps
+    assert (f"Best γ in 1 … {MAX_GAMMA}: <b>{best_gamma}</b>" in readout) == helps
+    assert ("No γ in 1 … 20 beats plain decoding here" in readout) == (not helps)
+    assert helps == (alpha > 1 / c)  # the break-even rule the readout states
 
 
 def test_the_first_view_is_spec_worked_numbers(explorer):
@@ -117,3 +128,33 @@ def test_controls_are_labelled_in_words():
 def test_starting_values_outside_the_sliders_are_refused(kwargs, error, name):
     with pytest.raises(error, match=name):
         speedup_explorer(**kwargs)
+
+
+@pytest.mark.parametrize("alpha, c", [(0.8, 1), (0.0, 20), (1.0, 1), (0.04, 20)])
+def test_when_no_gamma_helps_the_readout_says_so(alpha, c):
+    explorer = speedup_explorer(alpha=alpha, c=c)
+    readout = explorer.shown["readout"]
+    assert explorer.shown["best_speedup"] <= 1
+    assert "Best γ" not in readout
+    assert f"No γ in 1 … {MAX_GAMMA} beats plain decoding here" in readout
+    assert f"α &gt; 1/c = {1 / c:.3f}" in readout
+    speed_axes = explorer.figure.axes[2]
+    (best_marker,) = [line for line in speed_axes.lines if line.get_gid() == "best-gamma"]
+    assert not best_marker.get_visible() and not explorer.picture.best_label.get_visible()
+    assert explorer.picture.speed_note.get_text() == "no γ beats plain decoding"
+    assert_picture_is_a_full_render(explorer)
+
+
+def test_the_best_gamma_label_sits_above_the_curve():
+    explorer = speedup_explorer(alpha=0.8, c=20)
+    picture = explorer.picture
+    figure = explorer.figure
+    renderer = figure.canvas.get_renderer()
+    label = picture.best_label.get_window_extent(renderer)
+    speed_axes = figure.axes[2]
+    points = speed_axes.transData.transform(
+        np.column_stack([np.arange(MAX_GAMMA + 1), explorer.shown["speedup_curve"]]))
+    # Every point of the curve under the label's horizontal span lies below the label.
+    under = points[(points[:, 0] >= label.x0 - 5) & (points[:, 0] <= label.x1 + 5)]
+    assert len(under) and (under[:, 1] < label.y0).all()
+    assert label.y1 <= speed_axes.get_window_extent(renderer).y1  # inside the axes, in the headroom

@@ -12,7 +12,8 @@ import ipywidgets as widgets
 from .. import validation
 from ..core import expected_tokens
 from ..plots.speedup import SpeedupFigure
-from ..theory import DEFAULT_MAX_GAMMA, optimal_gamma, speedup, token_count_distribution
+from ..theory import (DEFAULT_MAX_GAMMA, break_even_acceptance_rate, optimal_gamma, speedup,
+                      token_count_distribution)
 from .explorer import LABEL_STYLE, Explorer
 
 #: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
@@ -98,8 +99,20 @@ def _readout(shown: dict) -> str:
         f"P(all {g} drafts accepted) = α<sup>γ</sup> = {all_accepted:.3f}</p>"
         f"<p>Cost of one step = 1 + γ/c = {1 + g / cost:.3f} target passes<br>"
         f"Speedup = E[N] / (1 + γ/c) = <b>{shown['speedup']:.2f}×</b> ({verdict} than plain decoding)</p>"
-        f"<p>Best γ in 1 … {DEFAULT_MAX_GAMMA}: <b>{shown['best_gamma']}</b>, "
-        f"speedup {shown['best_speedup']:.2f}×</p>"
+        f"<p>{_best_text(shown)}</p>"
+    )
+
+
+def _best_text(shown: dict) -> str:
+    """The best γ, or, when no γ beats plain decoding, that none does and why."""
+    if shown["best_speedup"] > 1:
+        return (f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: <b>{shown['best_gamma']}</b>, "
+                f"speedup {shown['best_speedup']:.2f}×")
+    threshold = break_even_acceptance_rate(shown["c"])
+    return (
+        f"<b>No γ in 1 … {DEFAULT_MAX_GAMMA} beats plain decoding here</b>: even the best, γ = "
+        f"{shown['best_gamma']}, gives {shown['best_speedup']:.2f}×. Some γ helps only when "
+        f"α &gt; 1/c = {threshold:.3f}; here α = {shown['alpha']:.2f}."
     )
 
 
