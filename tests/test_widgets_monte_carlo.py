@@ -9,6 +9,8 @@ from specdec.rows import random_rows, spec_example
 from specdec.sampling import sample_steps
 from specdec.widgets.monte_carlo import MAX_STEPS, RULE_LABELS, derivation_explorer, monte_carlo_explorer
 
+from .explorer_driving import assert_picture_is_a_full_render
+
 
 # --- derivation_explorer --------------------------------------------------------------------------
 
@@ -58,6 +60,44 @@ def test_derivation_figure_is_updated_in_place():
     figure, image = explorer.figure, explorer.image.value
     explorer.controls["q3"].value = 0.0
     assert explorer.figure is figure and explorer.image.value != image
+
+
+def test_derivation_presets_set_q_in_one_click():
+    explorer = derivation_explorer()  # p = (0.5, 0.3, 0.2, 0): D has no weight under p
+    controls = explorer.controls
+    renders = []
+    explorer.image.observe(renders.append, names="value")
+    controls["q = p"].click()
+    assert len(renders) == 1  # one preset, one redraw
+    assert [controls[f"q{i}"].value for i in range(4)] == [0.5, 0.3, 0.2, 0.0]
+    assert explorer.shown["law"].acceptance_rate == pytest.approx(1.0)
+    assert np.allclose(explorer.shown["law"].resampled, 0.0)
+
+    controls["q on one token"].click()  # the token p likes most, A: α = p(A)
+    assert [controls[f"q{i}"].value for i in range(4)] == [1.0, 0.0, 0.0, 0.0]
+    assert explorer.shown["law"].acceptance_rate == pytest.approx(0.5)
+    assert explorer.shown["law"].accepted[0] == pytest.approx(0.5)  # an accepted part to see
+
+    controls["q where p has none"].click()
+    assert [controls[f"q{i}"].value for i in range(4)] == [0.0, 0.0, 0.0, 1.0]
+    assert explorer.shown["law"].acceptance_rate == pytest.approx(0.0)
+    assert np.allclose(explorer.shown["law"].resampled, [0.5, 0.3, 0.2, 0.0])
+    assert explorer.shown["largest_gap"] < 1e-12
+    assert_picture_is_a_full_render(explorer)
+
+    controls["p3"].value = 0.1  # now p gives weight to every token: the preset has nothing to use
+    assert controls["q where p has none"].disabled
+    controls["p3"].value = 0.0
+    assert not controls["q where p has none"].disabled
+
+
+def test_derivation_y_axis_follows_the_bars():
+    explorer = derivation_explorer()  # tallest: p(A) = 0.5
+    axes = explorer.figure.axes[0]
+    assert axes.get_ylim() == (0, 0.6)
+    explorer.controls["q on one token"].click()  # q(A) = 1
+    assert axes.get_ylim() == (0, 1.05)
+    assert_picture_is_a_full_render(explorer)
 
 
 @pytest.mark.parametrize(

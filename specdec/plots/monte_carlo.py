@@ -6,17 +6,20 @@ shows sampled verify steps: the frequencies of the tokens at one output position
 the token counts against their exact law, and the largest deviation from p as n grows, next to a
 1/√n guide. A correct rule follows the guide down; a broken one levels off at its bias.
 
-Both figures are built once with fixed axis limits; updates only change the data of their artists,
-so `specdec.plots.fast_redraw.FastRedraw` draws ticks, labels and legends once.
+Both figures are built once; updates only change the data of their artists, so
+`specdec.plots.fast_redraw.FastRedraw` draws labels and legends once. The derivation's y axis follows
+the tallest bar (from a few round tops) and is redrawn when its top changes; the Monte Carlo axes are fixed.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette
 from .canvas import new_figure, role_style, styled
 from .fast_redraw import FastRedraw
+from .one_token import nice_top
 
 #: Hatching of sampled frequencies (grey, and unlike every role's hatch: measured, not a role).
 SAMPLED_HATCH = "||"
@@ -73,11 +76,21 @@ class DerivationFigure:
             self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
             axes.set_xticks(positions, self.labels)
             axes.set(title="Where each output token comes from", xlabel="token",
-                     ylabel="probability of being emitted", ylim=(0, 1.25),
+                     ylabel="probability of being emitted", ylim=(0, 1.05),
                      xlim=(-0.6, len(self.labels) - 0.4))
-            axes.legend(loc="upper right", fontsize=9)
+            axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
+            axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25)
+            for bar in [*self.accepted_bars, *self.resampled_bars, *self.target_bars]:
+                bar.set_zorder(2)  # above the grid (drawn with the y axis, at zorder 1.5)
+            # Under the axes, so that the y limit can follow the bars without meeting the legend.
+            self.figure.legend(handles=[self.accepted_bars, self.resampled_bars, self.target_bars,
+                                        self.draft_marks], loc="outside lower center", ncols=2, fontsize=9)
+        self._top = None
+        # The spines go with the changing artists, so that they are drawn over the bars, as in a full draw.
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars,
-                                              *self.target_bars, self.draft_marks])
+                                              *self.target_bars, self.draft_marks, *self.axes.spines.values()],
+                               occasional=[self.axes.yaxis])
 
     def update(self, law) -> None:
         """Show a `specdec.output_law.PositionLaw`."""
@@ -89,6 +102,12 @@ class DerivationFigure:
             resampled_bar.set_height(resampled)
             target_bar.set_height(target)
         self.draft_marks.set_ydata(law.draft)
+        # The y axis follows the tallest bar or marker, from a few round tops (`nice_top`).
+        top = nice_top(max(float(np.max(law.target)), float(np.max(law.draft))))
+        if top != self._top:
+            self.axes.set_ylim(0, top)
+            self._top = top
+            self.fast.invalidate()
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the bars and markers."""

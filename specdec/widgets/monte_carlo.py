@@ -66,7 +66,10 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
     -------
     Explorer
         ``controls``: ``"p0"`` … and ``"q0"`` …, one weight slider per token for each model (the
-        weights are normalised to sum to 1). ``shown`` holds ``law`` (a
+        weights are normalised to sum to 1), and three preset buttons that set q:
+        ``"q = p"`` (α = 1), ``"q on one token"`` (all of q on the token p likes most, so α is p of
+        that token) and ``"q where p has none"`` (q spread over the tokens p gives no weight, so
+        α = 0; disabled while p gives weight to every token). ``shown`` holds ``law`` (a
         `specdec.output_law.PositionLaw`), ``largest_gap`` (max |accepted + resampled − p|) and
         ``readout``.
 
@@ -106,9 +109,47 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
         shown["readout"] = _derivation_readout(law, labels, shown["largest_gap"])
         return shown
 
-    rows = [[controls[f"p{i}"] for i in range(len(labels))], [controls[f"q{i}"] for i in range(len(labels))]]
-    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture, redraw)
-    explorer.observe_controls()
+    presets = {
+        name: widgets.Button(description=name, tooltip=tooltip, layout=widgets.Layout(width="auto"))
+        for name, tooltip in (
+            ("q = p", "q takes p's weights: every draft token is accepted"),
+            ("q on one token", "all of q's weight on the token p gives the most weight"),
+            ("q where p has none", "q's weight only on tokens p never produces: nothing is accepted"),
+        )
+    }
+    sliders = dict(controls)
+    controls.update(presets)
+
+    def set_q(values) -> None:
+        with explorer.batch():
+            for i, value in enumerate(values):
+                controls[f"q{i}"].value = round(float(value), 2)
+
+    def p_weights() -> np.ndarray:
+        return np.array([controls[f"p{i}"].value for i in range(len(labels))])
+
+    def q_on_one_token(_button) -> None:
+        values = np.zeros(len(labels))
+        values[int(np.argmax(p_weights()))] = 1.0
+        set_q(values)
+
+    def q_where_p_has_none(_button) -> None:
+        empty = p_weights() == 0
+        if empty.any():
+            set_q(empty.astype(float))
+
+    def redraw_with_presets() -> dict:
+        shown = redraw()
+        presets["q where p has none"].disabled = bool((p_weights() > 0).all())
+        return shown
+
+    rows = [[controls[f"p{i}"] for i in range(len(labels))], [controls[f"q{i}"] for i in range(len(labels))],
+            list(presets.values())]
+    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture, redraw_with_presets)
+    explorer.observe_controls(*sliders)
+    presets["q = p"].on_click(lambda _button: set_q(p_weights()))
+    presets["q on one token"].on_click(q_on_one_token)
+    presets["q where p has none"].on_click(q_where_p_has_none)
     return explorer
 
 
