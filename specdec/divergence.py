@@ -26,6 +26,35 @@ from .theory import kl_divergence, tv_distance
 #: How many random pairs make a cloud by default.
 CLOUD_SIZE = 200
 
+#: What it takes for a cloud to show that KL alone does not fix α near one pair's KL: at least this
+#: many pairs within the KL band, whose α spans more than `MIN_ALPHA_SPREAD`.
+MIN_NEIGHBOURS = 5
+MIN_ALPHA_SPREAD = 0.05
+
+
+@dataclass(frozen=True)
+class KLBand:
+    """The pairs of a cloud whose KL(p‖q) is close to one pair's, and what they show."""
+
+    count: int
+    """How many pairs fall in the band (the pair itself included)."""
+    alpha_low: float
+    alpha_high: float
+
+    @property
+    def spread(self) -> float:
+        return self.alpha_high - self.alpha_low
+
+    @property
+    def enough_pairs(self) -> bool:
+        """Whether the band holds at least `MIN_NEIGHBOURS` pairs."""
+        return self.count >= MIN_NEIGHBOURS
+
+    @property
+    def shows_kl_does_not_fix_alpha(self) -> bool:
+        """Enough pairs, with α spread wider than `MIN_ALPHA_SPREAD`: same KL, clearly different α."""
+        return self.enough_pairs and self.spread > MIN_ALPHA_SPREAD
+
 
 @dataclass(frozen=True)
 class PairCloud:
@@ -58,6 +87,17 @@ class PairCloud:
         True
         """
         return np.abs(self.kl - self.kl[index]) <= within * self.kl[index]
+
+    def kl_band(self, index: int, within: float = 0.1) -> KLBand:
+        """The pairs with a KL within a fraction `within` of pair `index`'s: how many, and their α range.
+
+        >>> band = pair_cloud(seed=0, vocab=8).kl_band(0)
+        >>> band.count >= MIN_NEIGHBOURS, band.shows_kl_does_not_fix_alpha
+        (True, True)
+        """
+        neighbours = self.kl_neighbours(index, within)
+        alphas = self.alpha[neighbours]
+        return KLBand(int(neighbours.sum()), float(alphas.min()), float(alphas.max()))
 
 
 def pair_cloud(seed, vocab, count=CLOUD_SIZE) -> PairCloud:

@@ -79,3 +79,16 @@ def test_every_pair_lies_on_or_above_pinskers_bound(seed, vocab):
 def test_pair_cloud_checks_its_arguments(kwargs, error, name):
     with pytest.raises(error, match=name):
         pair_cloud(**kwargs)
+
+
+def test_the_kl_band_against_a_plain_loop():
+    from specdec.divergence import MIN_ALPHA_SPREAD, MIN_NEIGHBOURS
+
+    cloud = pair_cloud(5, 12)
+    for index in range(0, CLOUD_SIZE, 7):
+        mine = cloud.kl[index]
+        alphas = [a for a, kl in zip(cloud.alpha, cloud.kl) if abs(kl - mine) <= 0.1 * mine]
+        band = cloud.kl_band(index)
+        assert (band.count, band.alpha_low, band.alpha_high) == (len(alphas), min(alphas), max(alphas))
+        supported = len(alphas) >= MIN_NEIGHBOURS and max(alphas) - min(alphas) > MIN_ALPHA_SPREAD
+        assert band.shows_kl_does_not_fix_alpha == supported

@@ -88,3 +88,32 @@ def test_no_combination_of_cloud_controls_raises(cloud_explorer, seed, vocab, pa
 def test_divergence_explorer_checks_its_starting_values(kwargs, error, name):
     with pytest.raises(error, match=name):
         divergence_explorer(**kwargs)
+
+
+def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
+    from specdec.divergence import MIN_ALPHA_SPREAD, MIN_NEIGHBOURS
+
+    explorer = divergence_explorer(seed=0, vocab=2)
+    seen = set()
+    for seed in (0, 1):
+        explorer.controls["seed"].value = seed
+        for vocab in (2, 8, 64):
+            explorer.controls["vocab"].value = vocab
+            cloud = explorer.shown["cloud"]
+            for index in range(0, len(cloud.alpha), 3):
+                explorer.controls["pair"].value = index
+                mine = cloud.kl[index]
+                alphas = [a for a, kl in zip(cloud.alpha, cloud.kl) if abs(kl - mine) <= 0.1 * mine]
+                readout = explorer.shown["readout"]
+                if len(alphas) < MIN_NEIGHBOURS:
+                    case = "too few"
+                    assert f"Only {len(alphas)} pair" in readout and "too few" in readout
+                elif max(alphas) - min(alphas) <= MIN_ALPHA_SPREAD:
+                    case = "narrow"
+                    assert f"The {len(alphas)} pairs" in readout and "do not show" in readout
+                else:
+                    case = "supported"
+                    assert f"α from {min(alphas):.3f} to {max(alphas):.3f}" in readout
+                assert ("KL alone does not fix α" in readout) == (case == "supported")
+                seen.add(case)
+    assert {"too few", "supported"} <= seen  # both cases met, so both branches were checked

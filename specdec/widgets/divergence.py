@@ -13,7 +13,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import validation
-from ..divergence import CLOUD_SIZE, pair_cloud, pinsker_bound
+from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
 from ..plots.divergence import KL_AXIS_MAX, CloudFigure
 from .explorer import LABEL_STYLE, Explorer
 
@@ -46,7 +46,8 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
         ``pair``, ``alpha``, ``tv`` and ``kl`` of the highlighted pair, ``largest_gap`` (the largest
         |α − (1 − TV)| over the cloud), ``beyond_axis`` (pairs with KL past the axis), ``kl_neighbours``
         (how many pairs have a KL within 10% of the highlighted one's) with their ``neighbour_alpha_range``,
-        and ``readout``.
+        ``kl_band`` (a `specdec.divergence.KLBand`: whether those pairs show that KL alone does not
+        fix α; the readout draws that conclusion only when they do) and ``readout``.
 
     Examples
     --------
@@ -73,7 +74,7 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
         cloud = cloud_for(*key)
         index = controls["pair"].value
         picture.update(cloud.alpha, cloud.tv, cloud.kl, index)
-        neighbours = cloud.kl_neighbours(index)
+        band = cloud.kl_band(index)
         shown = {
             "cloud": cloud,
             "seed": key[0], "vocab": key[1], "pair": index,
@@ -82,8 +83,9 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
             "kl": float(cloud.kl[index]),
             "largest_gap": cloud.largest_gap,
             "beyond_axis": int(np.sum(cloud.kl > KL_AXIS_MAX)),
-            "kl_neighbours": int(neighbours.sum()),
-            "neighbour_alpha_range": (float(cloud.alpha[neighbours].min()), float(cloud.alpha[neighbours].max())),
+            "kl_neighbours": band.count,
+            "neighbour_alpha_range": (band.alpha_low, band.alpha_high),
+            "kl_band": band,
         }
         shown["readout"] = _cloud_readout(shown)
         return shown
@@ -96,7 +98,6 @@ def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
 
 def _cloud_readout(shown: dict) -> str:
     cloud = shown["cloud"]
-    low, high = shown["neighbour_alpha_range"]
     beyond = shown["beyond_axis"]
     edge_note = (f"<br>{beyond} pair{'s' if beyond != 1 else ''} with KL &gt; {KL_AXIS_MAX:g} "
                  f"drawn at the right edge" if beyond else "")
@@ -107,6 +108,19 @@ def _cloud_readout(shown: dict) -> str:
         f"<p><b>Pair {shown['pair']}</b>: α = <b>{shown['alpha']:.3f}</b>, TV = {shown['tv']:.3f}, "
         f"1 − TV = {1 - shown['tv']:.3f}<br>"
         f"KL(p‖q) = {shown['kl']:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(shown['kl'])):.3f}</p>"
-        f"<p>The {shown['kl_neighbours']} pairs whose KL is within 10% of this one's have α from "
-        f"{low:.3f} to {high:.3f}: KL alone does not fix α.</p>"
+        f"<p>{_kl_band_text(shown['kl_band'])}</p>"
     )
+
+
+def _kl_band_text(band) -> str:
+    """What the pairs near this KL show, with a conclusion only when the data support it."""
+    if not band.enough_pairs:
+        noun = "pair has" if band.count == 1 else "pairs have"
+        return (f"Only {band.count} {noun} a KL within 10% of this one's: too few to say how much α "
+                f"varies at this KL (it takes {MIN_NEIGHBOURS}). Highlight a pair where the cloud is denser.")
+    text = (f"The {band.count} pairs whose KL is within 10% of this one's have α from "
+            f"{band.alpha_low:.3f} to {band.alpha_high:.3f}")
+    if band.shows_kl_does_not_fix_alpha:
+        return text + ": the same KL, clearly different α. KL alone does not fix α."
+    return (text + f", a spread of {band.spread:.3f}, under {MIN_ALPHA_SPREAD}: these pairs alone do not "
+            "show α varying at this KL. Highlight another pair, or change the seed or V.")
