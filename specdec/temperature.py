@@ -25,6 +25,7 @@ import numbers
 import numpy as np
 
 from . import validation
+from .core import acceptance_rate
 
 
 def softmax(logits, temperature=1.0) -> np.ndarray:
@@ -99,6 +100,52 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
     target_logits = rng.normal(0.0, spread, size=vocab)
     draft_logits = target_logits + rng.normal(0.0, 1.0, size=vocab) * draft_noise
     return target_logits, draft_logits
+
+
+def alpha_over_temperatures(target_logits, draft_logits, temperatures, target_temperature=None) -> np.ndarray:
+    """α = Σ min(p, q) at each temperature of a grid, for the draft alone or for both models.
+
+    Parameters
+    ----------
+    target_logits, draft_logits : array_like of shape (V,)
+        As for `softmax`; the same V.
+    temperatures : array_like of shape (n,)
+        Temperatures >= 0 (0 is greedy decoding).
+    target_temperature : float >= 0, optional
+        If given, the target stays at this temperature and only the draft's changes along the
+        grid: q = softmax(draft_logits / T) against p = softmax(target_logits / target_temperature).
+        If None, both models share each temperature T of the grid.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        `specdec.acceptance_rate` of p and q at each temperature.
+
+    Examples
+    --------
+    >>> target, draft = [2.0, 1.0, 0.0], [0.0, 1.0, 2.0]
+    >>> alpha_over_temperatures(target, draft, [0.0, 1.0, 100.0]).round(3).tolist()
+    [0.0, 0.425, 0.993]
+    >>> alpha_over_temperatures(target, target, [0.0, 1.0], target_temperature=1.0).round(3).tolist()
+    [0.665, 1.0]
+    """
+    target_scores = _logit_vector(target_logits, "target_logits")
+    draft_scores = _logit_vector(draft_logits, "draft_logits")
+    if target_scores.shape != draft_scores.shape:
+        raise ValueError(f"target_logits and draft_logits must have the same length V, got "
+                         f"{target_scores.size} and {draft_scores.size}")
+    grid = validation.real_array(temperatures, "temperatures", "a 1-D array of temperatures >= 0")
+    if grid.ndim != 1:
+        raise ValueError(f"temperatures must be a 1-D array of shape (n,), got shape {grid.shape}")
+    for index, value in enumerate(grid.tolist()):
+        _temperature(value, f"temperatures[{index}]")
+    if target_temperature is not None:
+        fixed_target = softmax(target_scores, _temperature(target_temperature, "target_temperature"))
+    alphas = np.empty(grid.size)
+    for index, temperature in enumerate(grid.tolist()):
+        target = fixed_target if target_temperature is not None else softmax(target_scores, temperature)
+        alphas[index] = acceptance_rate(target, softmax(draft_scores, temperature))
+    return alphas
 
 
 def _logit_vector(value, name: str) -> np.ndarray:

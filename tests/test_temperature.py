@@ -1,6 +1,7 @@
 """Softmax at a temperature, greedy decoding as its T = 0 end, and the example logits."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -144,3 +145,51 @@ def test_bad_arguments_to_related_logits_are_refused_before_any_draw(kwargs, err
 def test_related_logits_want_a_generator():
     with pytest.raises(TypeError, match="default_rng"):
         related_logits(4, 0)
+
+
+def plain_alpha(target_logits, draft_logits, target_temperature, draft_temperature):
+    """Σ min(p, q) with each softmax written out: exp(z/T)/Σ exp(z/T), or one-hot at the first maximum for T = 0."""
+    def plain_softmax(logits, temperature):
+        if temperature == 0:
+            first = max(range(len(logits)), key=lambda i: (logits[i], -i))
+            return [1.0 if i == first else 0.0 for i in range(len(logits))]
+        top = max(logits)
+        weights = [math.exp((z - top) / temperature) for z in logits]
+        return [w / sum(weights) for w in weights]
+    p = plain_softmax(list(target_logits), target_temperature)
+    q = plain_softmax(list(draft_logits), draft_temperature)
+    return sum(min(a, b) for a, b in zip(p, q))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_alpha_over_temperatures_against_a_plain_implementation(seed):
+    from specdec.temperature import alpha_over_temperatures, related_logits
+
+    target_logits, draft_logits = related_logits(6, np.random.default_rng(seed))
+    grid = [0.0, 0.05, 0.5, 1.0, 2.0, 3.0]
+    before = (target_logits.copy(), draft_logits.copy(), list(grid))
+    shared = alpha_over_temperatures(target_logits, draft_logits, grid)
+    np.testing.assert_allclose(shared, [plain_alpha(target_logits, draft_logits, t, t) for t in grid], atol=1e-12)
+    for fixed in (0.0, 0.7, 1.0):
+        draft_only = alpha_over_temperatures(target_logits, draft_logits, grid, target_temperature=fixed)
+        np.testing.assert_allclose(draft_only, [plain_alpha(target_logits, draft_logits, fixed, t) for t in grid],
+                                   atol=1e-12)
+    assert np.array_equal(target_logits, before[0]) and np.array_equal(draft_logits, before[1])
+    assert grid == before[2]
+
+
+@pytest.mark.parametrize("arguments, error, words", [
+    (([1.0, 0.0], [1.0, 0.0, 2.0], [1.0]), ValueError, "same length V"),
+    (([1.0, 0.0], [1.0, 0.0], [1.0, -0.5]), ValueError, "temperatures[1]"),
+    (([1.0, 0.0], [1.0, 0.0], [[1.0]]), ValueError, "temperatures must be a 1-D array"),
+    (([1.0, 0.0], [1.0, 0.0], "hot"), TypeError, "temperatures"),
+    (([1.0, float("nan")], [1.0, 0.0], [1.0]), ValueError, "target_logits contains NaN"),
+    (([1.0, 0.0], None, [1.0]), TypeError, "draft_logits"),
+])
+def test_alpha_over_temperatures_refuses_bad_input(arguments, error, words):
+    from specdec.temperature import alpha_over_temperatures
+
+    with pytest.raises(error, match=re.escape(words)):
+        alpha_over_temperatures(*arguments)
+    with pytest.raises(ValueError, match="target_temperature"):
+        alpha_over_temperatures([1.0, 0.0], [1.0, 0.0], [1.0], target_temperature=-1.0)

@@ -2,7 +2,7 @@
 
 Seeded target and draft logits (`specdec.temperature.related_logits`) become distributions at two
 temperatures (`specdec.temperature.softmax`); the explorer shows them, their α, and α as either
-temperature changes. At T = 0 both models are greedy and α can only be 0 or 1. What is simplified
+temperature changes (`specdec.temperature.alpha_over_temperatures`). At T = 0 both models are greedy and α can only be 0 or 1. What is simplified
 is said in `specdec.temperature`: the logits are Gaussian, not a language model's.
 """
 
@@ -18,7 +18,7 @@ from .. import validation
 from ..core import acceptance_rate
 from ..plots.temperature import TemperatureFigure
 from ..rows import token_labels
-from ..temperature import related_logits, softmax
+from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from .explorer import LABEL_STYLE, Explorer
 
@@ -80,7 +80,7 @@ def temperature_explorer(target_temperature=1.0, draft_temperature=1.0, seed=1) 
     @functools.lru_cache(maxsize=1)  # the temperature sliders alone keep the logits
     def logits(seed_value: int):
         target_logits, draft_logits = related_logits(TEMPERATURE_VOCAB, np.random.default_rng(seed_value))
-        shared = [acceptance_rate(softmax(target_logits, t), softmax(draft_logits, t)) for t in TEMPERATURE_GRID]
+        shared = alpha_over_temperatures(target_logits, draft_logits, TEMPERATURE_GRID).tolist()
         return target_logits, draft_logits, shared
 
     def redraw() -> dict:
@@ -89,7 +89,8 @@ def temperature_explorer(target_temperature=1.0, draft_temperature=1.0, seed=1) 
         target_logits, draft_logits, shared_curve = logits(controls["seed"].value)
         target, draft = softmax(target_logits, t_p), softmax(draft_logits, t_q)
         alpha = acceptance_rate(target, draft)
-        draft_curve = [acceptance_rate(target, softmax(draft_logits, t)) for t in TEMPERATURE_GRID]
+        draft_curve = alpha_over_temperatures(target_logits, draft_logits, TEMPERATURE_GRID,
+                                              target_temperature=t_p).tolist()
         picture.update(target, draft, t_q, alpha, draft_curve, shared_curve)
         shown = {
             "target_temperature": t_p, "draft_temperature": t_q, "seed": controls["seed"].value,
