@@ -130,7 +130,8 @@ class RealTextFigure:
                measured, predicted, gamma: int, c: float, spread=None) -> None:
         """Show α per draft order, and (characters per target call, speedup at c) measured and predicted.
 
-        `spread` is (lowest, mean, highest) characters per target call over several seeds, or None.
+        `spread` is (lowest, mean, highest) characters per target call over several seeds, or None
+        to show none.
         """
         for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
             chosen = order == draft_order

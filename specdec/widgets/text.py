@@ -14,9 +14,10 @@ takes a few seconds on the first run on a machine, the notebook shows what is be
 The α of every draft order on the left panel is averaged over `CONTEXT_COUNT` contexts of the
 corpus and cached per (target order, temperature, corpus).
 
-One run of `length` characters is noisy, so characters per call are also given as the mean and range
-over `SEED_COUNT` seeds (`specdec.text.repeated_runs`), the basis for any claim about how they move
-with γ.
+One run of `length` characters is noisy, so the readout says so, and a tick box adds the mean and
+range of characters per call over `SEED_COUNT` seeds (`specdec.text.repeated_runs`), the basis for
+any claim about how they move with γ. It is off at first: the extra runs take a few times as long
+as the one run, too long to redo on every slider move.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def coloured_text_html(generation: Generation, legend: bool = True) -> str:
 
 
 def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0,
-                  prompt="The ", length=120, c=20) -> Explorer:
+                  prompt="The ", length=120, c=20, seed_spread=False) -> Explorer:
     """Speculative decoding on real text: choose the two models, γ, temperature, seed, prompt and c.
 
     Parameters
@@ -135,15 +136,19 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         Characters to generate (not a control: it sets how long one update takes).
     c : int in 1 … 100
         Cost ratio: time of one target pass over time of one draft pass.
+    seed_spread : bool
+        Whether the tick box "mean over 6 seeds" starts ticked.
 
     Returns
     -------
     Explorer
         ``controls``: ``"draft_order"``, ``"target_order"``, ``"gamma"``, ``"temperature"``,
-        ``"seed"``, ``"prompt"``, ``"c"``. ``shown`` holds ``generation`` (the `Generation`),
+        ``"seed"``, ``"prompt"``, ``"c"``, ``"seed_spread"`` (the tick box). ``shown`` holds ``generation`` (the `Generation`),
         ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
         ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order``
-        (dict order -> α over corpus contexts), the control values and ``readout``.
+        (dict order -> α over corpus contexts), ``seed_spread`` (a
+        `specdec.text.repeated_runs.SeedSpread` while the tick box is ticked, else None), the other
+        control values and ``readout``.
 
     Examples
     --------
@@ -163,6 +168,8 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
     length = validation.count(length, "length", minimum=1)
     c = validation.count(c, "c", *COST_RANGE)
+    if not isinstance(seed_spread, (bool, np.bool_)):
+        raise TypeError(f"seed_spread must be True or False, got {seed_spread!r}")
     progress = progress_display("Preparing the real-text explorer")
     if corpus is None:
         in_memory = getattr(corpus_module.stdlib_corpus, "cache_info", None)
@@ -193,6 +200,8 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
                                description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
                                layout=widgets.Layout(width="40em")),
+        "seed_spread": widgets.Checkbox(value=seed_spread, description=f"mean over {SEED_COUNT} seeds",
+                                        indent=False, layout=widgets.Layout(width="auto")),
     }
     picture = RealTextFigure()
     text_view = widgets.HTML()
@@ -229,8 +238,8 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         generation = run(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
                          values["seed"], values["prompt"])
         alphas = alphas_for(values["target_order"], temperature_now)
-        seeds = spread(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
-                       values["prompt"])
+        seeds = (spread(values["draft_order"], values["target_order"], values["gamma"], temperature_now,
+                        values["prompt"]) if values["seed_spread"] else None)
         g, cost = values["gamma"], values["c"]
         mean_alpha = generation.mean_acceptance_rate
         shown = {
@@ -243,13 +252,13 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
             "measured_speedup": generation.speedup_from_calls(cost),
             "predicted_speedup": speedup(mean_alpha, g, cost),
             "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas)),
-            "seed_spread": seeds,
+            "seed_spread": seeds,  # None while the tick box is off
             "length": length,
         }
         picture.update(alphas, values["draft_order"], values["target_order"], generation.measured_alpha,
                        (shown["tokens_per_target_call"], shown["measured_speedup"]),
                        (shown["expected_tokens"], shown["predicted_speedup"]), g, cost,
-                       spread=(seeds.low, seeds.mean, seeds.high))
+                       spread=None if seeds is None else (seeds.low, seeds.mean, seeds.high))
         shown["text_html"] = text_view.value = coloured_text_html(generation)
         shown["readout"] = _readout(shown)
         return shown
@@ -259,7 +268,7 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
         controls,
         [[controls["draft_order"], controls["target_order"], controls["gamma"]],
          [controls["temperature"], controls["seed"], controls["prompt"]],
-         [controls["c"]]],
+         [controls["c"], controls["seed_spread"]]],
         picture,
         redraw,
     )
@@ -321,7 +330,7 @@ def _readout(shown: dict) -> str:
     cut_text = (f"; {cut} of them came after character {len(generation.text)}, where the text stops, so "
                 f"{counts['accepted']} are in the text" if cut else "")
     mean_alpha = shown["mean_acceptance_rate"]
-    seeds: SeedSpread = shown["seed_spread"]
+    seeds: SeedSpread | None = shown["seed_spread"]
     g = shown["gamma"]
     return (
         f"<p>draft: {shown['draft_order']}-gram, target: {shown['target_order']}-gram, γ = {g}, "
@@ -337,12 +346,20 @@ def _readout(shown: dict) -> str:
         f"is expected to be; the theory below uses ᾱ</p>"
         f"<p>characters per target call: <b>{shown['tokens_per_target_call']:.2f}</b> in this run; "
         f"expected_tokens(ᾱ = {mean_alpha:.3f}, γ = {g}) = {shown['expected_tokens']:.2f}<br>"
-        f"over {len(seeds.characters_per_call)} seeds (0 … {len(seeds.characters_per_call) - 1}): mean "
-        f"<b>{seeds.mean:.2f}</b>, from {seeds.low:.2f} to {seeds.high:.2f}. One run of {shown['length']} "
-        f"characters is noisy: compare settings by the mean of several seeds, not by one run.</p>"
+        f"{_noise_text(seeds, shown['length'])}</p>"
         f"<p>speedup at c = {shown['c']}: <b>{shown['measured_speedup']:.2f}×</b> from this run's call "
         f"counts; speedup(ᾱ = {mean_alpha:.3f}, γ = {g}, c = {shown['c']}) = {shown['predicted_speedup']:.2f}×</p>"
     )
+
+
+def _noise_text(seeds, length: int) -> str:
+    noisy = f"One run of {length} characters is noisy"
+    if seeds is None:
+        return (f"{noisy}: before reading a trend as γ grows, tick “mean over {SEED_COUNT} seeds” "
+                "and compare the means.")
+    count = len(seeds.characters_per_call)
+    return (f"over {count} seeds (0 … {count - 1}): mean <b>{seeds.mean:.2f}</b>, from {seeds.low:.2f} to "
+            f"{seeds.high:.2f}. {noisy}: compare settings by the mean of several seeds, not by one run.")
 
 
 def _span(char: str, origin: str) -> str:
