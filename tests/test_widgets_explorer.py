@@ -16,8 +16,9 @@ from specdec.widgets import presentation, speedup_explorer, verify_step_explorer
 from specdec.widgets.explorer import (CSS, LONG_LABEL_CHARS, MIN_TRACK_PX, Explorer, key_lines, plain_lines,
                                       presentation_scale)
 
-#: Output width of a notebook at 1280×720 with JupyterLab's file browser open (CSS px).
-OUTPUT_WIDTH_PX = 950
+#: The width a picture gets in JupyterLab 4 at 1280×720 with the file browser open (CSS px, measured in
+#: Chromium: the output area is 848 px wide; the brief's estimate was ~950).
+OUTPUT_WIDTH_PX = 844
 
 EXPLORER_NAMES = sorted(name for name in specdec.widgets.__all__ if name.endswith("_explorer"))
 
@@ -75,11 +76,12 @@ def test_controls_wrap_and_the_readout_moves_below_the_picture_when_narrow():
 
 def test_style_sheet_keeps_tracks_wide_and_the_picture_inside_the_output():
     sheet = style_sheet(speedup_explorer())
-    assert f".slider-container {{ min-width: {MIN_TRACK_PX}px; }}" in sheet
+    assert f".specdec-explorer .slider-container {{ min-width: {MIN_TRACK_PX}px; }}" in sheet
     assert MIN_TRACK_PX >= 80
     assert ".specdec-picture { max-width: 100%; height: auto;" in sheet
-    assert "min-width: min-content" in sheet  # a control is never narrower than label + track + readout
-    assert ".specdec-label-above > .widget-label { flex: 1 0 100%;" in sheet
+    # a slider is never narrower than label + track + readout
+    assert ".specdec-explorer .widget-hslider, .specdec-explorer .jupyter-widget-hslider { min-width: min-content; }" in sheet
+    assert ".specdec-label-above > .jupyter-widget-label { flex: 1 0 100%;" in sheet
 
 
 def test_only_sliders_with_long_labels_carry_their_label_above():
@@ -159,10 +161,14 @@ def test_presentation_lays_controls_and_key_lines_beside_the_picture(presenting)
     assert explorer.compact and CSS["compact"] in explorer._dom_classes
     picture, side, readout, _style = body.children
     assert (picture, readout) == (explorer.image, explorer.readout)
-    assert CSS["side"] in side._dom_classes and side.children[-1] is explorer.key_readout
-    controls_beside = [control for row in side.children[:-1] for control in row.children]
-    assert explorer.controls["step"] in controls_beside and explorer.controls["back"] in controls_beside
+    assert CSS["side"] in side._dom_classes
+    first_row, key, *other_rows = side.children  # the buttons, the key lines, then the settings
+    assert key is explorer.key_readout
+    assert explorer.controls["step"] in first_row.children and explorer.controls["back"] in first_row.children
+    settings = [control for row in other_rows for control in row.children]
+    assert explorer.controls["gamma"] in settings and explorer.controls["seed"] in settings
     assert "max-height: calc(100vh - " in style_sheet(explorer)
+    assert ".specdec-explorer .specdec-side .widget-hslider { flex-wrap: wrap;" in style_sheet(explorer)
     assert "<b>Draw 0</b>" in explorer.key_readout.value
     explorer.controls["step"].click()
     assert "<b>Draw 1</b>" in explorer.key_readout.value
@@ -253,7 +259,7 @@ def test_wide_figures_are_scaled_down_to_the_widest_size():
 
 
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
-def test_every_explorer_reads_at_12_px_and_headings_at_14_px_in_a_950_px_output(name):
+def test_every_explorer_reads_at_12_px_and_headings_at_14_px_at_1280_by_720_with_the_sidebar_open(name):
     explorer = built(name)
     png_width, _ = png_size(explorer.image.value)
     displayed = min(png_width, OUTPUT_WIDTH_PX)  # the picture shows at its natural size, or the output's width

@@ -4,8 +4,8 @@ Every figure of the series is made by `new_figure` inside `styled`, so text size
 set here, once, for all of them:
 
 - A figure is at most `WIDEST_FIGURE_INCHES` wide (a wider request keeps its shape, scaled down), so
-  an explorer shows it at its natural size in a notebook about 950 CSS px wide (1280×720 with
-  JupyterLab's file browser open) and its text is not shrunk by the browser.
+  an explorer shows it at its natural size in JupyterLab at 1280×720 with the file browser open
+  (a picture gets 844 CSS px there) and its text is not shrunk by the browser.
 - No text is smaller than `MIN_TEXT_PX`, and titles and axis labels no smaller than `MIN_HEADING_PX`
   (PNG pixels at scale 1, which are CSS pixels at the natural size): `enlarge_small_text` raises
   whatever a figure set smaller, before the first draw. `smallest_text_px` measures the result.
@@ -31,8 +31,9 @@ from .. import palette
 #: Resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size.
 DPI = 96
 
-#: The widest figure, in inches (900 PNG pixels at scale 1): shown unshrunk in a ~950 px output area.
-WIDEST_FIGURE_INCHES = 9.375
+#: The widest figure, in inches (840 PNG pixels at scale 1): shown unshrunk at 1280×720 with JupyterLab's
+#: file browser open, where the output area is 848 CSS px wide and a picture gets 844 (measured in Chromium).
+WIDEST_FIGURE_INCHES = 8.75
 
 #: The smallest text of any figure and of its titles and axis labels, in PNG pixels at scale 1.
 #: 12 px is a minimum for a room reading from a wall; titles and axis labels are read first.
@@ -95,7 +96,7 @@ def new_figure(width: float, height: float, **subplot_kwargs) -> Figure:
     >>> figure.get_size_inches().tolist(), figure.dpi
     ([4.0, 3.0], 96.0)
     >>> new_figure(10, 5).get_size_inches().tolist()
-    [9.375, 4.6875]
+    [8.75, 4.375]
     """
     shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
     figure = Figure(figsize=(width * shrink, height * shrink), dpi=DPI * _Scale.value, layout="constrained")

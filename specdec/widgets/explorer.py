@@ -34,7 +34,10 @@ LONG_LABEL_CHARS = 24
 
 #: In the compact layout, the picture is at most the window's height minus this (CSS px): room for
 #: JupyterLab's menu, tab and tool bars and the explorer's title.
-COMPACT_CHROME_PX = 150
+COMPACT_CHROME_PX = 165
+
+#: In the compact layout, the width of the column beside the picture (controls and key lines), in em.
+COMPACT_SIDE_EM = 20
 
 #: In the compact layout, at most this many readout lines are picked as key lines when `redraw`
 #: marks none.
@@ -56,14 +59,21 @@ CSS = {
 
 _STYLE_SHEET = """<style>
 .specdec-explorer, .specdec-explorer .widget-box {{ max-width: 100%; }}
-.specdec-explorer .widget-inline-hbox {{ max-width: 100%; min-width: min-content; }}
-.specdec-explorer .widget-hslider .slider-container {{ min-width: {track}px; }}
-.specdec-explorer .specdec-label-above {{ flex-wrap: wrap; height: auto; }}
-.specdec-explorer .specdec-label-above > .widget-label {{ flex: 1 0 100%; text-align: left;
+.specdec-explorer .widget-inline-hbox, .specdec-explorer .jupyter-widget-inline-hbox {{ max-width: calc(100% - 4px); }}
+.specdec-explorer .widget-hslider, .specdec-explorer .jupyter-widget-hslider {{ min-width: min-content; }}
+.specdec-explorer .slider-container {{ min-width: {track}px; }}
+.specdec-explorer .specdec-label-above, .specdec-explorer .specdec-side .widget-hslider {{ flex-wrap: wrap; height: auto; }}
+.specdec-explorer .specdec-label-above > .widget-label, .specdec-explorer .specdec-side .widget-hslider > .widget-label,
+.specdec-explorer .specdec-label-above > .jupyter-widget-label {{ flex: 1 0 100%; text-align: left;
   white-space: normal; line-height: 1.3; margin-bottom: 2px; }}
 .specdec-explorer .specdec-picture {{ max-width: 100%; height: auto; min-width: 0; }}
-.specdec-explorer.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto; }}
+.specdec-explorer.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto;
+  max-width: calc(100% - {side}em); }}
 .specdec-explorer .specdec-readout-{percent} {{ font-size: {percent}%; }}
+.specdec-explorer .specdec-side .widget-button, .specdec-explorer .specdec-side .jupyter-button {{ width: auto; }}
+.specdec-explorer .specdec-side .widget-inline-hbox, .specdec-explorer .specdec-side .jupyter-widget-inline-hbox {{ width: auto; flex: 1 1 auto; }}
+.specdec-explorer .specdec-side .specdec-key-readout {{ margin-top: 0.3em; font-size: 100%; }}
+.specdec-explorer .specdec-key-readout, .specdec-explorer .specdec-key-readout * {{ line-height: 1.35; }}
 </style>"""
 
 
@@ -173,8 +183,8 @@ class Explorer(widgets.VBox):
         self.readout.add_class(f"specdec-readout-{percent}")
         self.key_readout = widgets.HTML()
         self.key_readout.add_class(CSS["key_readout"])
-        self.key_readout.add_class(f"specdec-readout-{percent}")
-        style = widgets.HTML(_STYLE_SHEET.format(track=MIN_TRACK_PX, chrome=COMPACT_CHROME_PX, percent=percent),
+        style = widgets.HTML(_STYLE_SHEET.format(track=MIN_TRACK_PX, chrome=COMPACT_CHROME_PX, percent=percent,
+                                                 side=COMPACT_SIDE_EM + 1),
                              layout=widgets.Layout(display="none"))
         header = widgets.HTML(f"<b>{html.escape(title)}</b>")
         header.add_class(CSS["title"])
@@ -185,8 +195,13 @@ class Explorer(widgets.VBox):
             rows.append(box)
         body_layout = widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%")
         if self.compact:
-            side = widgets.VBox([*rows, self.key_readout],
-                                layout=widgets.Layout(flex="1 1 18em", min_width="16em", padding="0 0 0 1em"))
+            # Rows with buttons (Step, Back, presets) first, then the key lines, then the other settings.
+            with_buttons = [row for row in rows if any(isinstance(control, widgets.Button) for control in row.children)]
+            others = [row for row in rows if row not in with_buttons]
+            order = [*with_buttons, self.key_readout, *others] if with_buttons else [*rows, self.key_readout]
+            side = widgets.VBox(order,
+                                layout=widgets.Layout(flex=f"1 1 {COMPACT_SIDE_EM}em", min_width=f"{COMPACT_SIDE_EM}em",
+                                                      padding="0 0 0 1em"))
             side.add_class(CSS["side"])
             self.readout.layout.flex = "1 1 100%"
             self.readout.layout.max_width = "none"
