@@ -282,25 +282,26 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
 def progress_display(title: str):
     """A line in the notebook saying what is being done, shown only once something is reported.
 
-    Returns a function ``report(message)`` with a method ``report.done()`` that removes the line.
-    Outside a notebook (a script, a test) nothing is shown.
+    Returns a function ``report(message)`` with a method ``report.done()`` that empties the line (an
+    empty output stays behind, in HTML and in plain text). Outside a notebook (a script, a test)
+    nothing is shown.
     """
     handle = {}
 
     def report(message: str) -> None:
-        content = _progress_html(f"{title}: {message} …")
+        text = f"{title}: {message} …"
+        bundle = {"text/plain": text, "text/html": f"<p style='color:#595959'><i>{html.escape(text)}</i></p>"}
         if "display" in handle:
-            handle["display"].update(content)
+            handle["display"].update(bundle, raw=True)
             return
-        shell = _notebook_shell()
-        if shell is not None:
+        if _notebook_shell() is not None:
             from IPython.display import display
 
-            handle["display"] = display(content, display_id=True)
+            handle["display"] = display(bundle, raw=True, display_id=True)
 
     def done() -> None:
         if "display" in handle:
-            handle.pop("display").update(_progress_html(""))
+            handle.pop("display").update({"text/plain": "", "text/html": ""}, raw=True)
 
     report.done = done
     return report
@@ -313,12 +314,6 @@ def _notebook_shell():
         return None
     shell = get_ipython()
     return shell if shell is not None and hasattr(shell, "kernel") else None
-
-
-def _progress_html(text: str):
-    from IPython.display import HTML
-
-    return HTML(f"<p style='color:#595959'><i>{html.escape(text)}</i></p>" if text else "")
 
 
 def _readout(shown: dict) -> str:
