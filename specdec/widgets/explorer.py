@@ -87,9 +87,9 @@ def presentation(on: bool = True, scale: float = 1.5) -> None:
     """Make every explorer built afterwards larger and compact, for a room (``on=False``: back to normal).
 
     With it on, the figure is drawn `scale` times larger in pixels (its text with it) and the readout
-    text is `scale` times larger. The layout is compact: the picture fits the window's height, with
-    the controls and the key lines of the readout beside it (below it when the output is narrow), and
-    the whole readout under both. Meant for a projector at 1280×720, browser zoom up to 150%.
+    text is `scale` times larger. The layout is compact: the picture fits the window's height, with a
+    column beside it holding the rows of buttons, the key lines of the readout and the other controls,
+    and the whole readout under both. Meant for a projector at 1280×720, browser zoom up to 150%.
 
     Parameters
     ----------
@@ -195,11 +195,11 @@ class Explorer(widgets.VBox):
             rows.append(box)
         body_layout = widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%")
         if self.compact:
-            # Rows with buttons (Step, Back, presets) first, then the key lines, then the other settings.
+            # Rows with buttons (Step, Back, presets) first, then the key lines, then the other settings:
+            # the settings are the part most likely to fall below the window, and the least missed.
             with_buttons = [row for row in rows if any(isinstance(control, widgets.Button) for control in row.children)]
             others = [row for row in rows if row not in with_buttons]
-            order = [*with_buttons, self.key_readout, *others] if with_buttons else [*rows, self.key_readout]
-            side = widgets.VBox(order,
+            side = widgets.VBox([*with_buttons, self.key_readout, *others],
                                 layout=widgets.Layout(flex=f"1 1 {COMPACT_SIDE_EM}em", min_width=f"{COMPACT_SIDE_EM}em",
                                                       padding="0 0 0 1em"))
             side.add_class(CSS["side"])
