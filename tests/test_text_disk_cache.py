@@ -62,7 +62,7 @@ def test_models_of_one_text_share_their_counts():
 def test_progress_is_reported_for_each_table_counted():
     messages = []
     CorpusCounts(TEXT).model(3, progress=messages.append)
-    assert messages == ["counting the contexts of 1 characters", "counting the contexts of 2 characters"]
+    assert messages == ["counting the contexts of length 1", "counting the contexts of length 2"]
     messages.clear()
     CorpusCounts(TEXT).model(3, progress=messages.append)  # loaded from disk: nothing to report
     assert messages == []
@@ -174,3 +174,20 @@ def test_bad_text_is_refused_as_a_fit_refuses_it():
         CorpusCounts("")
     with pytest.raises(ValueError, match="order must be in 1 … 7"):
         ngram_module.fitted_model(8, TEXT)
+
+
+def test_prepare_cache_counts_every_order_once(temporary_cache, monkeypatch, counted):
+    from specdec.text import prepare_cache
+
+    text = TEXT + " a text of its own for this test."
+    monkeypatch.setattr(corpus_module, "stdlib_corpus", lambda: text)
+    lines = []
+    assert prepare_cache.prepare_cache(report=lines.append) == temporary_cache
+    assert sorted(counted) == list(range(7))  # unigram raw counts, then contexts of 1 … 6 characters
+    assert lines[0] == "reading the corpus" and lines[-1] == f"cache ready in {temporary_cache}"
+    assert len(raw_files(temporary_cache)) == 7
+    del counted[:]
+    ngram_module.corpus_counts.cache_clear()  # a new session
+    for order in range(1, 8):
+        ngram_module.fitted_model(order, text)
+    assert counted == []

@@ -209,7 +209,7 @@ def test_the_first_picture_counts_only_what_it_shows_and_reports_progress(monkey
     # Draft orders 1 … 4 (the left panel) and the 5-gram target: contexts of 0 … 4 characters.
     assert sorted(counted) == [0, 1, 2, 3, 4]
     assert [message for message in messages if "counting" in message] == [
-        f"counting the contexts of {length} characters" for length in counted]
+        f"counting the contexts of length {length}" for length in counted]
     assert messages[-1] == "done"
     explorer.controls["target_order"].value = 7  # counted when the slider first reaches it
     assert sorted(counted) == [0, 1, 2, 3, 4, 5, 6]

@@ -391,7 +391,7 @@ class CorpusCounts:
             level = _level_from_arrays(disk_cache.load_arrays(name, self.key, _STORED), self.size)
             if level is None:
                 if progress is not None:
-                    progress(f"counting the contexts of {length} characters")
+                    progress(f"counting the contexts of length {length}")
                 level = _level(*_raw_table(self._ids, length, self.size))
                 disk_cache.save_arrays(name, self.key, {"keys": level.keys, "indptr": level.indptr,
                                                         "chars": level.chars, "counts": level.counts})
