@@ -63,6 +63,21 @@ def test_matches_the_reference_on_a_rhyme(order, context):
     np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("order", [7])
+def test_matches_the_reference_with_a_large_alphabet(order):
+    # 600 symbols: a context and its next character no longer fit in one 64-bit number together
+    # (600^7 > 2^62), so the counts take the slower path that numbers the contexts first.
+    rng = np.random.default_rng(0)
+    alphabet = [chr(0x4E00 + i) for i in range(600)]
+    text = "".join(alphabet[i] for i in rng.integers(0, 40, size=400)) + "".join(alphabet)
+    assert (len(set(text)) + 1) ** order >= ngram_module._KEY_LIMIT  # + 1: the unknown symbol
+    model = NGramModel(order=order).fit(text)
+    for context in (text[:6], text[100:106], text[-6:], alphabet[5] * 6):
+        vocab, expected = reference_distribution(text, order, context)
+        assert model.vocab == vocab
+        np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     text=st.text(alphabet="ab .c", min_size=1, max_size=80),

@@ -547,10 +547,7 @@ def _raw_table(ids: np.ndarray, length: int, size: int):
     for offset in range(length):
         keys *= size
         keys += ids[offset:offset + positions]
-    following = ids[length:]
-    contexts, rows = np.unique(keys, return_inverse=True)
-    pairs, counts = np.unique(rows.reshape(-1) * size + following, return_counts=True)
-    return contexts, pairs // size, pairs % size, counts
+    return _grouped(keys, ids[length:], length, size)
 
 
 def _continuation_table(raw_above, length: int, size: int):
@@ -558,10 +555,29 @@ def _continuation_table(raw_above, length: int, size: int):
     contexts_above, rows_above, chars_above, _ = raw_above
     if len(rows_above) == 0:
         return _empty_table()
-    # Dropping the first character of a packed key is a remainder by V^length.
+    # Dropping the first character of a packed key is a remainder by V^length. Each distinct
+    # (longer context, w) is one distinct character before h w, so counting them gives N(• h w).
     suffixes = contexts_above[rows_above] % (size ** length)
-    contexts, rows = np.unique(suffixes, return_inverse=True)
-    pairs, counts = np.unique(rows.reshape(-1) * size + chars_above, return_counts=True)
+    return _grouped(suffixes, chars_above, length, size)
+
+
+def _grouped(keys: np.ndarray, chars: np.ndarray, length: int, size: int):
+    """Count each distinct (context key, character): (contexts, rows, chars, counts), sorted by key then character.
+
+    When a key and a character fit in one int64 (V^(length+1) < 2^62, true for the corpus at every
+    order), both are packed into one number and sorted once; otherwise the contexts are numbered
+    first, then the (row, character) pairs counted.
+    """
+    if size ** (length + 1) < _KEY_LIMIT:
+        pairs, counts = np.unique(keys * size + chars, return_counts=True)
+        pair_contexts = pairs // size
+        new_context = np.empty(len(pairs), dtype=bool)
+        new_context[:1] = True
+        new_context[1:] = pair_contexts[1:] != pair_contexts[:-1]
+        rows = np.cumsum(new_context) - 1
+        return pair_contexts[new_context], rows, pairs % size, counts
+    contexts, rows = np.unique(keys, return_inverse=True)
+    pairs, counts = np.unique(rows.reshape(-1) * size + chars, return_counts=True)
     return contexts, pairs // size, pairs % size, counts
 
 
