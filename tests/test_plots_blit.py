@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from specdec.plots import new_figure, png_bytes, styled
-from specdec.plots.fast_redraw import FastRedraw, TextCachingCanvas, TextCachingRenderer, png_from_rgba
+from specdec.plots.fast_redraw import FastRedraw, png_from_rgba
 
 
 def decode(data: bytes) -> np.ndarray:
@@ -49,7 +49,6 @@ def test_changing_artists_are_redrawn_and_the_rest_kept(line_figure):
     figure, axes, line, title = line_figure
     fast = FastRedraw(figure, changing=[line, title], occasional=[axes.xaxis, axes.yaxis])
     first = fast.png()
-    assert isinstance(figure.canvas, TextCachingCanvas)
     assert_looks_like_a_full_draw(first, figure)
     assert figure.get_layout_engine() is None  # frozen after the first render
     line.set_ydata([1, 0, 1])
@@ -77,48 +76,3 @@ def test_savefig_still_draws_every_artist(line_figure):
     without_line = decode(png_bytes(figure))
     line.set_visible(True)
     assert not np.array_equal(decode(png_bytes(figure)), without_line)
-
-
-def text_figure(canvas_class=None):
-    with styled():
-        figure = new_figure(4, 3)
-        axes = figure.add_subplot()
-        axes.set_title("p, q and overlap min(p, q)")
-        axes.set_xlabel("token")
-        axes.set_ylabel("probability")  # rotated: drawn by matplotlib itself
-        axes.text(0.1, 0.5, "u = 0.184 ≥ 0.021 ✓ x₂", fontweight="bold")
-        axes.set_xticks(range(5), list("ABCDE"))
-    if canvas_class is not None:
-        canvas_class(figure)
-    return figure
-
-
-def ink(png: bytes) -> np.ndarray:
-    return 255.0 - np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=float)
-
-
-def test_cached_text_looks_like_matplotlibs_own():
-    plain = ink(png_bytes(text_figure()))
-    cached_figure = text_figure(TextCachingCanvas)
-    cached = ink(png_bytes(cached_figure))
-    again = ink(png_bytes(cached_figure))  # now from the cache
-    np.testing.assert_array_equal(cached, again)
-    assert abs(cached.sum() - plain.sum()) < 0.01 * plain.sum()
-    assert (cached != plain).mean() < 0.05  # glyph edges, placed on whole pixels
-
-
-def test_text_cache_steps_aside_when_it_cannot_help(monkeypatch):
-    monkeypatch.setattr(TextCachingRenderer, "unavailable", True)
-    monkeypatch.setattr(TextCachingRenderer, "cache", {})
-    png_bytes(text_figure(TextCachingCanvas))
-    assert TextCachingRenderer.cache == {}
-
-
-def test_text_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(TextCachingRenderer, "cache", {})
-    monkeypatch.setattr(TextCachingRenderer, "max_entries", 3)
-    figure = text_figure(TextCachingCanvas)
-    for value in range(6):
-        figure.axes[0].set_title(f"α = {value}")
-        png_bytes(figure)
-        assert len(TextCachingRenderer.cache) <= 3
