@@ -17,6 +17,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -26,6 +27,9 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+
+#: What Binder runs once when it builds the image.
+BINDER_POST_BUILD = Path(__file__).resolve().parents[2] / "binder" / "postBuild"
 
 #: Debian's Chromium; Playwright's own browser downloads are not used.
 CHROMIUM = Path("/usr/bin/chromium")
@@ -83,12 +87,17 @@ class JupyterServer:
         The folder the server shows (the tests give it a temporary copy of notebooks/).
     home : Path
         A private folder for its settings, workspaces, runtime files and log.
+    as_binder : bool
+        Configure JupyterLab the way Binder's image is (the labextension commands of binder/postBuild,
+        applied to the private configuration), instead of answering its news question in the settings.
     """
 
-    def __init__(self, app: str, root: Path, home: Path):
+    def __init__(self, app: str, root: Path, home: Path, as_binder: bool = False):
         if app not in _APP_ARGS:
             raise ValueError(f"app must be 'lab' or 'notebook', got {app!r}")
         self.app, self.root, self.home = app, Path(root), Path(home)
+        self.as_binder = as_binder
+        self.post_build = BINDER_POST_BUILD
         self.token = secrets.token_hex(24)
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
@@ -131,18 +140,32 @@ class JupyterServer:
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
             "--ServerApp.allow_root=True",
-            *_APP_ARGS[self.app],
+            *(_APP_ARGS[self.app] if not self.as_binder else _APP_ARGS[self.app][:1]),
         ]
         if self.app == "lab":
             command += [f"--LabApp.user_settings_dir={self.home / 'settings'}",
                         f"--LabApp.workspaces_dir={self.home / 'workspaces'}"]
-            self._write_lab_settings()
+            if self.as_binder:
+                self._apply_binder_post_build(env)
+            else:
+                self._write_lab_settings()
         self.home.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:
             # A new session makes the server the leader of a process group that also holds its
             # kernels, so that `stop` can end all of them at once.
             self.process = subprocess.Popen(command, cwd=self.root, env=env, stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def _apply_binder_post_build(self, env: dict) -> None:
+        # binder/postBuild changes the environment (sys.prefix); here each of its `jupyter
+        # labextension` commands is applied to this server's private configuration instead.
+        commands = [shlex.split(line) for line in self.post_build.read_text().splitlines()
+                    if line.startswith("jupyter labextension ")]
+        if not commands:
+            raise RuntimeError(f"{self.post_build} has no `jupyter labextension` command to apply")
+        for words in commands:
+            subprocess.run([sys.executable, "-m", "jupyter", *words[1:], "--level=user"], env=env, check=True,
+                           capture_output=True, text=True)
 
     def _write_lab_settings(self) -> None:
         # Answer "never" to JupyterLab's question about fetching news, so that its toast neither
@@ -267,16 +290,11 @@ _RENDERED_PROBLEMS = f"""() => {{
 # with a data attribute so that Playwright locators can find it again.
 _MARK_EXPLORERS = f"""() => {{
     const node = {_CURRENT}.node;
-    const explorers = [...node.querySelectorAll('.widget-vbox')].filter(box => {{
-        const body = box.lastElementChild;
-        return box.children.length >= 2 && body.classList.contains('widget-hbox')
-            && body.querySelector(':scope > img') && body.querySelector(':scope > .widget-html');
-    }});
+    const explorers = [...node.querySelectorAll('.specdec-explorer')];
     return explorers.map((box, index) => {{
         box.dataset.explorer = String(index);
-        const body = box.lastElementChild;
-        body.querySelector(':scope > img').dataset.explorerPart = 'figure';
-        body.querySelector(':scope > .widget-html').dataset.explorerPart = 'readout';
+        box.querySelector('.specdec-picture').dataset.explorerPart = 'figure';
+        box.querySelector('.specdec-readout').dataset.explorerPart = 'readout';
         for (const label of box.querySelectorAll('.widget-label')) {{
             const text = label.textContent.trim();
             if (text && label.parentElement !== box) {{ label.parentElement.dataset.control = text; }}
@@ -285,7 +303,7 @@ _MARK_EXPLORERS = f"""() => {{
             const text = button.textContent.trim();
             if (text) {{ button.dataset.control = text; }}
         }}
-        return box.firstElementChild.textContent.trim();
+        return box.querySelector('.specdec-title').textContent.trim();
     }});
 }}"""
 
@@ -347,11 +365,18 @@ def normalised_text(text: str) -> str:
 
 
 class Frontend:
-    """One browser page showing JupyterLab or Notebook 7 from `server`."""
+    """One browser page showing JupyterLab or Notebook 7 from `server`.
 
-    def __init__(self, browser, server: JupyterServer, viewport=(1600, 1600)):
+    `viewport` is in CSS pixels; `device_scale_factor` 1.5 with a viewport of 853×480 is a 1280×720
+    screen at browser zoom 150%. With `sidebar`, JupyterLab keeps its file browser open, as it starts.
+    """
+
+    def __init__(self, browser, server: JupyterServer, viewport=(1600, 1600), device_scale_factor: float = 1,
+                 sidebar: bool = False):
         self.server = server
-        self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+        self.sidebar = sidebar
+        self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]},
+                                     device_scale_factor=device_scale_factor)
         self.page.set_default_timeout(60_000)
         self.page_errors: list[str] = []
         self.page.on("pageerror", lambda error: self.page_errors.append(f"{error.message}\n{error.stack}"))
@@ -378,7 +403,10 @@ class Frontend:
             if not self._app_loaded():
                 # `reset` starts from an empty workspace: no tab of an earlier run is restored.
                 self._load("lab?reset")
-                self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+                if self.sidebar:
+                    self.page.evaluate("() => window.jupyterapp.shell.activateById('filebrowser')")
+                else:
+                    self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
             self.page.evaluate("async (path) => { await window.jupyterapp.commands.execute("
                                "'docmanager:open', {path, factory: 'Notebook'}); }", path)
         else:
