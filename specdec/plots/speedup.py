@@ -76,7 +76,7 @@ class SpeedupFigure:
         chosen_style = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
                             markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
         with styled():
-            self.figure = new_figure(10.0, 4.1)
+            self.figure = new_figure(10.0, 4.8)
             counts_axes, tokens_axes, speed_axes = self.figure.subplots(1, 3)
             self.counts_axes, self.tokens_axes, self.speed_axes = counts_axes, tokens_axes, speed_axes
 
@@ -84,7 +84,7 @@ class SpeedupFigure:
                                         edgecolor=palette.HIGHLIGHT, linewidth=0.6)
             self.mean_line = counts_axes.axvline(1.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.5)
             self.mean_line.set_gid("mean")
-            counts_axes.set(title="How many tokens one step yields", xlabel="tokens from one step, k",
+            counts_axes.set(title="Tokens from one step", xlabel="tokens from one step, k",
                             ylabel="P(N = k)", ylim=(0, 1.05))
             counts_axes.xaxis.set_major_locator(MaxNLocator(integer=True))
 
@@ -93,7 +93,7 @@ class SpeedupFigure:
             (self.expected_line,) = tokens_axes.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
                                                      marker=".", label="E[N] at this α")
             (self.tokens_marker,) = tokens_axes.plot([0], [1], **chosen_style)
-            tokens_axes.set(title="Expected tokens per step", xlabel="draft length γ",
+            tokens_axes.set(title="Expected tokens E[N]", xlabel="draft length γ",
                             ylabel="E[N], tokens per step", xlim=gamma_range)
 
             self.break_even = speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
@@ -122,7 +122,7 @@ class SpeedupFigure:
                 Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", label="mean E[N]"),
                 self.ceiling, self.expected_line, self.tokens_marker,
                 self.break_even, self.speedup_line, self.best_marker,
-            ], loc="outside lower center", ncols=5, fontsize=9)
+            ], loc="outside lower center", ncols=3, fontsize=9)
         self._limits = None
         self.fast = FastRedraw(
             self.figure,

@@ -141,7 +141,7 @@ class RealTextFigure:
             label.set_position((order, max(alpha, measured_alpha if chosen else 0.0) + 0.02))
             label.set_text(f"{alpha:.2f}")
         self.measured_marker.set_data([draft_order - 0.5, draft_order + 0.5], [measured_alpha] * 2)
-        title = f"α of each draft against the {target_order}-gram target"
+        title = f"α of each draft, {target_order}-gram target"
         if self.alpha_title.get_text() != title:  # a still part: redraw everything, rarely
             self.alpha_title.set_text(title)
             self.fast.invalidate()
