@@ -102,10 +102,10 @@ def _verify_step_draw(shown: int):
         trace = _verify_step_trace(values)
         total = _draws(trace)
         lines = narrate_trace(trace)
-        texts = [f"Draw {min(shown, total)} of {total}", f"Latest: {lines[min(shown, total) - 1]}"]
-        if shown >= total:
-            texts.append(lines[-1])  # the summary: the emitted tokens and where they came from
-        return texts
+        if shown < total:  # the total is not told before the step is over
+            return [f"Draw {shown}", f"Latest: {lines[shown - 1]}"]
+        # At the end: the total, the last draw and the summary (the emitted tokens and their origins).
+        return [f"Draw {total} of {total}: the step is over", f"Latest: {lines[total - 1]}", lines[-1]]
     return expected
 
 
@@ -117,14 +117,27 @@ def _verify_step_worked_example(values: dict) -> list[str]:
     trace = specdec.trace_step(target_probs, draft_probs, [labels.index(name) for name in case],
                                np.random.default_rng(values["seed"]))
     rates = ", ".join(f"{rate:.2f}" for rate in specdec.acceptance_rates(target_probs, draft_probs))
-    return [f"Draw 0 of {_draws(trace)}", f"Draft proposed: {' '.join(case)}", f"α of each position: {rates}"]
+    assert trace.tokens  # the step exists; a new one starts at draw 0 whatever was shown before
+    return ["Draw 0", f"Draft proposed: {' '.join(case)}", f"α of each position: {rates}"]
+
+
+def _worked_example_draw(shown: int):
+    """The readout after `shown` presses of Step on the worked example's drafts A B (seed 0): accepted,
+    accepted, then the bonus, three draws in all."""
+    def expected(values: dict) -> list[str]:
+        assert values["rows and draft tokens"] == "the worked example, drafts A B (seed 0)"
+        trace = specdec.trace_step(*spec_example(), np.random.default_rng(0))
+        total, lines = _draws(trace), narrate_trace(trace)
+        if shown < total:
+            return [f"Draw {shown}", f"Latest: {lines[shown - 1]}"]
+        return [f"Draw {total} of {total}: the step is over", lines[-1]]
+    return expected
 
 
 def _verify_step_new_step(values: dict) -> list[str]:
     trace = _verify_step_trace(values)
     labels = token_labels(values["vocabulary size V"])
-    return [f"Draw 0 of {_draws(trace)}",
-            "Draft proposed: " + " ".join(labels[token] for token in trace.draft_tokens)]
+    return ["Draw 0", "Draft proposed: " + " ".join(labels[token] for token in trace.draft_tokens)]
 
 
 # --- notebook 03: the output law ------------------------------------------------------------------
@@ -162,10 +175,12 @@ def _speedup(values: dict) -> list[str]:
     alpha, gamma = values["acceptance rate α"], values["draft length γ"]
     c = values["cost ratio c (target time / draft time)"]
     best_gamma, best_speedup = specdec.optimal_gamma(alpha, c)
+    best = (f"Best γ in 1 … 20: {best_gamma}, speedup {best_speedup:.2f}×" if best_speedup > 1
+            else "No γ in 1 … 20 beats plain decoding here")
     return [
         f"E[N] = {specdec.expected_tokens(alpha, gamma):.3f}",
         f"Speedup = E[N] / (1 + γ/c) = {specdec.speedup(alpha, gamma, c):.2f}×",
-        f"Best γ in 1 … 20: {best_gamma}, speedup {best_speedup:.2f}×",
+        best,
     ]
 
 
@@ -233,8 +248,9 @@ def _text_speedup(values: dict) -> list[str]:
                                       np.random.default_rng(values["random seed"]))
     return [
         f"{len(generation.text)} characters in {generation.target_calls} target calls",
-        f"speedup at c = {c}: {generation.speedup_from_calls(c):.2f}× from the call counts, "
-        f"{specdec.speedup(generation.mean_acceptance_rate, gamma, c):.2f}× = speedup(α, γ, c)",
+        f"speedup at c = {c}: {generation.speedup_from_calls(c):.2f}× from this run's call counts; "
+        f"speedup(ᾱ = {generation.mean_acceptance_rate:.3f}, γ = {gamma}, c = {c}) = "
+        f"{specdec.speedup(generation.mean_acceptance_rate, gamma, c):.2f}×",
     ]
 
 
@@ -306,6 +322,13 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("Step", "click", _verify_step_draw(2)),
         Move("Step", "click", _verify_step_draw(3)),
         Move("seed", "key:ArrowRight", _verify_step_new_step),
+        Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
+        # A new step always opens at draw 0, even after a longer step was played to its end: the
+        # explorer once opened D A already finished after A B had been stepped through.
+        Move("rows and draft tokens", "choose:the worked example, drafts A B (seed 0)", _verify_step_worked_example),
+        Move("Step", "click", _worked_example_draw(1)),
+        Move("Step", "click", _worked_example_draw(2)),
+        Move("Step", "click", _worked_example_draw(3)),
         Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
     ), picture_after=3),
     "Accepted part + resampled part = p": ExplorerCheck("derivation_explorer", (
