@@ -9,8 +9,8 @@ from PIL import Image
 
 import specdec.widgets
 from specdec.plots import new_figure, styled
-from specdec.plots.canvas import (DPI, MIN_HEADING_PX, MIN_TEXT_PX, WIDEST_FIGURE_INCHES, enlarge_small_text,
-                                  figure_scale, heading_texts, smallest_text_px)
+from specdec.plots.canvas import (COMPACT_FIGURE_INCHES, DPI, MIN_HEADING_PX, MIN_TEXT_PX, WIDEST_FIGURE_INCHES,
+                                  enlarge_small_text, figure_scale, heading_texts, smallest_text_px)
 from specdec.plots.fast_redraw import FastRedraw
 from specdec.widgets import presentation, speedup_explorer, verify_step_explorer
 from specdec.widgets.explorer import (CSS, LONG_LABEL_CHARS, MIN_TRACK_PX, Explorer, key_lines, plain_lines,
@@ -146,13 +146,56 @@ def test_presentation_makes_picture_text_and_readout_larger(presenting):
     large = speedup_explorer()
     presentation(False)
     normal = speedup_explorer()
-    large_width, large_height = png_size(large.image.value)
-    normal_width, normal_height = png_size(normal.image.value)
-    assert abs(large_width - 1.5 * normal_width) <= 1 and abs(large_height - 1.5 * normal_height) <= 1
+    # The compact figure: fitted into COMPACT_FIGURE_INCHES (the speedup figure asks for all of it), drawn
+    # 1.5 times finer, so the same text is 1.5 times more PNG pixels on a picture shown about 400 px wide.
+    assert png_size(large.image.value) == tuple(round(inches * DPI * 1.5) for inches in COMPACT_FIGURE_INCHES)
+    assert png_size(normal.image.value) == (round(WIDEST_FIGURE_INCHES * DPI), round(4.8 * 0.875 * DPI))
     assert smallest_text_px(large.figure) == pytest.approx(1.5 * smallest_text_px(normal.figure))
     assert "specdec-readout-150" in large.readout._dom_classes
     assert ".specdec-readout-150 { font-size: 150%; }" in style_sheet(large)
     assert "specdec-readout-100" in normal.readout._dom_classes
+
+
+class _Picture:
+    """The least a picture needs: a figure and PNG bytes."""
+
+    def __init__(self):
+        self.figure = new_figure(2, 1)
+
+    def png(self):
+        return b"png"
+
+
+#: The compact layout at 853×480 CSS px shows a picture in at most about this many CSS px (width, height):
+#: the output area less the side column, and the window less JupyterLab's bars (measured in Chromium).
+COMPACT_PICTURE_CSS_PX = (400, 315)
+
+
+@pytest.mark.parametrize("name", sorted(name for name in specdec.widgets.__all__ if name.endswith("_explorer")))
+def test_presentation_figures_fit_the_compact_box_with_text_near_the_ordinary_size(presenting, name):
+    explorer = getattr(specdec.widgets, name)()
+    width, height = explorer.figure.get_size_inches()
+    assert width <= COMPACT_FIGURE_INCHES[0] + 1e-9 and height <= COMPACT_FIGURE_INCHES[1] + 1e-9
+    png_width, png_height = png_size(explorer.image.value)
+    shown = min(1.0, COMPACT_PICTURE_CSS_PX[0] / png_width, COMPACT_PICTURE_CSS_PX[1] / png_height)
+    # 8 CSS px at zoom 150% are 12 device px: the ordinary layout's smallest text at 1280×720.
+    assert smallest_text_px(explorer.figure) * shown >= 8.0
+    assert "<b>" in explorer.key_readout.value and len(plain_lines(explorer.key_readout.value)) <= 4
+
+
+def test_compact_rows_put_the_named_rows_above_the_key_lines(presenting):
+    controls = {"a": widgets.IntSlider(description="a"), "b": widgets.IntSlider(description="b"),
+                "go": widgets.Button(description="go")}
+    explorer = Explorer("t", controls, [[controls["go"]], [controls["a"]], [controls["b"]]], _Picture(),
+                        lambda: {"readout": "<p>x <b>1</b></p>"},
+                        compact_rows=([[controls["b"]]], [[controls["go"]], [controls["a"]]]))
+    side = explorer.children[1].children[1]
+    assert [row.children if row is not explorer.key_readout else "key" for row in side.children] == [
+        (controls["b"],), "key", (controls["go"],), (controls["a"],)]
+    presentation(False)
+    ordinary = Explorer("t", controls, [[controls["go"]], [controls["a"]]], _Picture(),
+                        lambda: {"readout": "<p>x</p>"}, compact_rows=([[controls["b"]]], []))
+    assert [row.children for row in ordinary.children[1:-1]] == [(controls["go"],), (controls["a"],)]
 
 
 def test_presentation_lays_controls_and_key_lines_beside_the_picture(presenting):
@@ -171,7 +214,9 @@ def test_presentation_lays_controls_and_key_lines_beside_the_picture(presenting)
     assert ".specdec-explorer .specdec-side .widget-hslider { flex-wrap: wrap;" in style_sheet(explorer)
     assert "<b>Draw 0</b>" in explorer.key_readout.value
     explorer.controls["step"].click()
-    assert "<b>Draw 1</b>" in explorer.key_readout.value
+    key = plain_lines(explorer.key_readout.value)
+    assert key[0] == "Draw 1" and key[1] == f"Latest: {explorer.shown['log'][0]}"
+    assert key[2].startswith("Output so far:")
 
 
 def test_key_readout_marked_by_redraw_is_used(presenting):

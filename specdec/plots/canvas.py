@@ -10,8 +10,10 @@ set here, once, for all of them:
   (PNG pixels at scale 1, which are CSS pixels at the natural size): `enlarge_small_text` raises
   whatever a figure set smaller, before the first draw. `smallest_text_px` measures the result.
 - `set_figure_scale` multiplies the resolution of figures made afterwards (the presentation mode of
-  `specdec.widgets.presentation`): the picture and every text in it grow together, so nothing moves
-  inside the figure.
+  `specdec.widgets.presentation`): the picture and every text in it grow together. At a scale over 1
+  a figure is also fitted into `COMPACT_FIGURE_INCHES` (keeping its shape): the compact layout shows
+  it in about 400 × 315 CSS px, so a smaller figure keeps its text large there. A figure module may
+  read `figure_scale` to arrange its panels for that box (two rows instead of one).
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ DPI = 96
 #: The widest figure, in inches (840 PNG pixels at scale 1): shown unshrunk at 1280×720 with JupyterLab's
 #: file browser open, where the output area is 848 CSS px wide and a picture gets 844 (measured in Chromium).
 WIDEST_FIGURE_INCHES = 8.75
+
+#: In presentation mode (`figure_scale` > 1), the largest figure, in inches (width, height). The compact
+#: layout at 853×480 CSS px shows a picture in at most about 400 × 315 CSS px (beside a column 20em
+#: wide, under JupyterLab's bars); a figure of this size is shown there at about 0.47 of its PNG size,
+#: so its 12 px text (18 PNG px at scale 1.5) reads about 8.5 CSS px, 12.7 device px at zoom 150%:
+#: the size of the ordinary layout's smallest text at 1280×720 on the same projector.
+COMPACT_FIGURE_INCHES = (6.0, 4.6)
 
 #: The smallest text of any figure and of its titles and axis labels, in PNG pixels at scale 1.
 #: 12 px is a minimum for a room reading from a wall; titles and axis labels are read first.
@@ -86,22 +95,51 @@ def figure_scale() -> float:
     return _Scale.value
 
 
-def new_figure(width: float, height: float, **subplot_kwargs) -> Figure:
+def new_figure(width: float, height: float, compact_size: tuple | None = None) -> Figure:
     """A figure with its own Agg canvas, not registered with pyplot, so it is never shown twice.
 
-    A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, with `height` in proportion.
-    The resolution is `DPI` times the `figure_scale` in force.
+    A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, with `height` in proportion; at a
+    `figure_scale` over 1 (presentation mode) the figure is fitted into `COMPACT_FIGURE_INCHES` instead,
+    with the size `compact_size` if given (a figure that arranges its panels for that box, as
+    `panel_axes` does, asks for a taller shape there). The resolution is `DPI` times the `figure_scale`
+    in force.
 
     >>> figure = new_figure(4, 3)
     >>> figure.get_size_inches().tolist(), figure.dpi
     ([4.0, 3.0], 96.0)
     >>> new_figure(10, 5).get_size_inches().tolist()
     [8.75, 4.375]
+    >>> set_figure_scale(1.5)
+    >>> new_figure(10, 5).get_size_inches().tolist(), new_figure(4, 3).get_size_inches().tolist()
+    ([6.0, 3.0], [4.0, 3.0])
+    >>> set_figure_scale(1)
     """
-    shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
+    if _Scale.value > 1:
+        width, height = compact_size or (width, height)
+        shrink = min(1.0, COMPACT_FIGURE_INCHES[0] / width, COMPACT_FIGURE_INCHES[1] / height)
+    else:
+        shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
     figure = Figure(figsize=(width * shrink, height * shrink), dpi=DPI * _Scale.value, layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+def panel_axes(figure: Figure, count: int, width_ratios=None) -> list:
+    """`count` axes side by side; in presentation mode (`figure_scale` > 1), the first across the top and
+    the others side by side under it, for the compact layout's squarer box.
+
+    >>> len(panel_axes(new_figure(8, 3), 3))
+    3
+    >>> set_figure_scale(1.5)
+    >>> [axes.get_subplotspec().rowspan.start for axes in panel_axes(new_figure(8, 3), 2)]
+    [0, 1]
+    >>> set_figure_scale(1)
+    """
+    if _Scale.value <= 1 or count < 2:
+        return list(figure.subplots(1, count, width_ratios=width_ratios, squeeze=False)[0])
+    below = count - 1
+    grid = figure.add_gridspec(2, below, width_ratios=None if width_ratios is None else width_ratios[1:])
+    return [figure.add_subplot(grid[0, :]), *(figure.add_subplot(grid[1, column]) for column in range(below))]
 
 
 def styled():

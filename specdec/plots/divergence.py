@@ -16,7 +16,7 @@ from matplotlib.ticker import FixedLocator
 
 from .. import palette
 from ..divergence import pinsker_bound
-from .canvas import new_figure, styled
+from .canvas import COMPACT_FIGURE_INCHES, new_figure, panel_axes, styled
 from .fast_redraw import FastRedraw
 
 #: The largest KL(p‖q) the cloud's KL axis shows, in nats.
@@ -41,8 +41,8 @@ class CloudFigure:
         ring_style = dict(linestyle="none", marker="o", markersize=13, markerfacecolor="none",
                           markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2)
         with styled():
-            self.figure = new_figure(9.0, 3.8)
-            tv_axes, kl_axes = self.figure.subplots(1, 2)
+            self.figure = new_figure(9.0, 3.8, compact_size=COMPACT_FIGURE_INCHES)
+            tv_axes, kl_axes = panel_axes(self.figure, 2)
             self.tv_axes, self.kl_axes = tv_axes, kl_axes
 
             tv_axes.plot([0, 1], [1, 0], color=palette.NEUTRAL, linestyle="--", linewidth=1.5,

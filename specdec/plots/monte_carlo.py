@@ -85,7 +85,7 @@ class DerivationFigure:
                 bar.set_zorder(2)  # above the grid (drawn with the y axis, at zorder 1.5)
             # Under the axes, so that the y limit can follow the bars without meeting the legend.
             self.figure.legend(handles=[self.accepted_bars, self.resampled_bars, self.target_bars,
-                                        self.draft_marks], loc="outside lower center", ncols=2, fontsize=9)
+                                        self.draft_marks], loc="outside lower center", ncols=2)
         self._top = None
         # The spines go with the changing artists, so that they are drawn over the bars, as in a full draw.
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars,
@@ -155,7 +155,7 @@ class MonteCarloFigure:
             token_axes.set_xticks(tokens, self.labels)
             token_axes.set(xlabel="output token", ylabel="frequency / probability", ylim=(0, 1.3),
                            xlim=(-0.6, len(self.labels) - 0.4))
-            token_axes.legend(loc="upper right", fontsize=9)
+            token_axes.legend(loc="upper right", fontsize=9)  # 9 pt (the minimum): clears the verdict line
             self.token_title = token_axes.set_title(" ")
             self.verdict_text = token_axes.text(0.02, 0.96, "", transform=token_axes.transAxes, va="top",
                                                 fontsize=10, fontweight="bold")
@@ -170,7 +170,7 @@ class MonteCarloFigure:
             count_axes.set_xticks(count_values)
             count_axes.set(title="Tokens per step", xlabel="tokens emitted by one step",
                            ylabel="frequency / probability", ylim=(0, 1.3), xlim=(-0.6, gamma + 1.6))
-            count_axes.legend(loc="upper right", fontsize=9)
+            count_axes.legend(loc="upper right")
             self.count_verdict_text = count_axes.text(0.02, 0.96, "", transform=count_axes.transAxes, va="top",
                                                       fontsize=10, fontweight="bold")
 
@@ -184,7 +184,7 @@ class MonteCarloFigure:
             deviation_axes.set(xscale="log", yscale="log", xlim=N_AXIS, ylim=DEVIATION_AXIS,
                                xlabel="steps n (log scale)", ylabel="largest deviation (log scale)")
             self.deviation_title = deviation_axes.set_title(" ")
-            deviation_axes.legend(loc="lower left", fontsize=9)
+            deviation_axes.legend(loc="lower left")
         self.fast = FastRedraw(self.figure, [
             *self.sampled_bars, *self.target_bars, self.draft_marks, self.token_title, self.verdict_text,
             *self.count_bars, *self.count_law_bars, self.count_verdict_text,

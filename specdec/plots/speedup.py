@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .. import palette
-from .canvas import new_figure, role_patch, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, figure_scale, new_figure, panel_axes, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
 
 #: Tops the E[N] axis and the speedup axis may take.
@@ -76,8 +76,8 @@ class SpeedupFigure:
         chosen_style = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
                             markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
         with styled():
-            self.figure = new_figure(10.0, 4.8)
-            counts_axes, tokens_axes, speed_axes = self.figure.subplots(1, 3)
+            self.figure = new_figure(10.0, 4.8, compact_size=COMPACT_FIGURE_INCHES)
+            counts_axes, tokens_axes, speed_axes = panel_axes(self.figure, 3)
             self.counts_axes, self.tokens_axes, self.speed_axes = counts_axes, tokens_axes, speed_axes
 
             self.bars = counts_axes.bar(gammas + 1, np.zeros(max_gamma + 1), width=0.8,
@@ -122,7 +122,7 @@ class SpeedupFigure:
                 Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", label="mean E[N]"),
                 self.ceiling, self.expected_line, self.tokens_marker,
                 self.break_even, self.speedup_line, self.best_marker,
-            ], loc="outside lower center", ncols=3, fontsize=9)
+            ], loc="outside lower center", ncols=2 if figure_scale() > 1 else 3)
         self._limits = None
         self.fast = FastRedraw(
             self.figure,

@@ -58,7 +58,7 @@ def speedup_against_draft_length(alphas, c, max_gamma=15) -> Figure:
         axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1)
         axes.set(title=f"Speedup against draft length at c = {c:g} (★ the best γ)", xlabel="draft length γ",
                  ylabel="expected speedup over plain decoding", xticks=gammas[::2] if max_gamma > 10 else gammas)
-        axes.legend(loc="upper left", fontsize=9)
+        axes.legend(loc="upper left")
     return figure
 
 
@@ -89,7 +89,7 @@ def best_draft_length_against_alpha(cs, alphas=None, max_gamma=40) -> Figure:
                       linestyle=style, label=f"c = {c:g} (c′ = {1 / c:g})")
         axes.set(title="The best draft length grows with α and with c", xlabel="acceptance rate α",
                  ylabel="best draft length γ")
-        axes.legend(loc="upper left", title="cost ratio (c′ = 1/c)", fontsize=9)
+        axes.legend(loc="upper left", title="cost ratio (c′ = 1/c)")
     return figure
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import palette
-from .canvas import new_figure, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, new_figure, panel_axes, role_style, styled
 from .fast_redraw import FastRedraw
 
 
@@ -41,8 +41,8 @@ class TemperatureFigure:
         zeros = np.zeros(len(self.labels))
         pick_style = dict(linestyle="none", marker="v", markersize=10, markeredgecolor=palette.HIGHLIGHT)
         with styled():
-            self.figure = new_figure(9.5, 3.8)
-            bars_axes, curve_axes = self.figure.subplots(1, 2)
+            self.figure = new_figure(9.5, 3.8, compact_size=COMPACT_FIGURE_INCHES)
+            bars_axes, curve_axes = panel_axes(self.figure, 2)
             self.bars_axes, self.curve_axes = bars_axes, curve_axes
 
             target, draft = palette.ROLES["target"], palette.ROLES["draft"]
@@ -58,7 +58,7 @@ class TemperatureFigure:
             # Headroom above 1 keeps the legend clear of a one-hot bar and its greedy-pick triangle.
             bars_axes.set(title="p and q after temperature", xlabel="token", ylabel="probability",
                           ylim=(0, 1.5), xlim=(-0.6, len(self.labels) - 0.4), yticks=np.linspace(0, 1, 6))
-            bars_axes.legend(loc="upper left", fontsize=9, ncols=2)
+            bars_axes.legend(loc="upper left", ncols=2)
 
             flat = np.zeros_like(self.temperatures)
             (self.shared_line,) = curve_axes.plot(self.temperatures, flat, color=palette.NEUTRAL,
@@ -77,7 +77,7 @@ class TemperatureFigure:
             curve_axes.set(title="α as the temperatures change", xlabel="temperature T",
                            ylabel="α = Σ min(p, q)", ylim=(0, 1.5), yticks=np.linspace(0, 1, 6),
                            xlim=(-0.05 * self.temperatures[-1], 1.05 * self.temperatures[-1]))
-            curve_axes.legend(loc="upper right", fontsize=9, ncols=2)
+            curve_axes.legend(loc="upper right", ncols=2)
         self.fast = FastRedraw(self.figure, [
             *self.target_bars, *self.draft_bars, self.target_pick, self.draft_pick,
             self.shared_line, self.draft_line, self.current_marker, self.greedy_marker,

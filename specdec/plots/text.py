@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from .. import palette
-from .canvas import new_figure, role_patch, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, figure_scale, new_figure, panel_axes, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
 
 #: Draft orders shown on the left panel.
@@ -59,9 +59,10 @@ class RealTextFigure:
     """
 
     def __init__(self):
+        compact = figure_scale() > 1  # presentation mode: the panels in two rows (`panel_axes`)
         with styled():
-            self.figure = new_figure(9.6, 3.9)
-            alpha_axes, tokens_axes, speed_axes = self.figure.subplots(1, 3, width_ratios=(1.3, 1, 1))
+            self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
+            alpha_axes, tokens_axes, speed_axes = panel_axes(self.figure, 3, width_ratios=(1.3, 1, 1))
         self.alpha_axes, self.tokens_axes, self.speed_axes = alpha_axes, tokens_axes, speed_axes
 
         with styled():
@@ -74,11 +75,13 @@ class RealTextFigure:
                            ylabel="acceptance rate α", ylim=(0, 1.12), xlim=(0.4, 4.6))
             self.alpha_title = alpha_axes.set_title("")
             # Under the panel: inside, the bars and their labels (up to α = 1) would run into it.
-            self.figure.legend(handles=[
+            alpha_handles = [
                 role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
                 Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
                 self.measured_marker,
-            ], loc="outside lower left", fontsize=9)
+            ]
+            if not compact:  # compact: one legend for the three panels, below
+                self.figure.legend(handles=alpha_handles, loc="outside lower left")
 
             self.tokens_bars, self.tokens_values = self._gain_bars(tokens_axes)
             self.ceiling = tokens_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
@@ -100,10 +103,12 @@ class RealTextFigure:
             # One legend for both right panels, under them: inside, the moving γ + 1 line and the
             # bars would cross it.
             self.figure.legend(
-                handles=[*self.tokens_bars, self.spread_marker, self.ceiling, self.break_even],
-                labels=["this run", "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
+                handles=[*(alpha_handles if compact else []), *self.tokens_bars, self.spread_marker, self.ceiling,
+                         self.break_even],
+                labels=[*([handle.get_label() for handle in alpha_handles] if compact else []), "this run",
+                        "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
                         "γ + 1: every draft accepted", "1×: plain decoding"],
-                loc="outside lower right", ncols=2, fontsize=9)
+                loc="outside lower center" if compact else "outside lower right", ncols=2)
         self.fast = FastRedraw(
             self.figure,
             changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens_bars,
@@ -123,7 +128,7 @@ class RealTextFigure:
             axes.bar([_BAR_OFFSETS[1]], [0.0], width=0.36, color="white", hatch=THEORY_HATCH,
                      edgecolor=palette.NEUTRAL, linewidth=0.6)[0],
         ]
-        values = [axes.text(offset, 0.0, "", ha="center", va="bottom", fontsize=9) for offset in _BAR_OFFSETS]
+        values = [axes.text(offset, 0.0, "", ha="center", va="bottom") for offset in _BAR_OFFSETS]
         return bars, values
 
     def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float,

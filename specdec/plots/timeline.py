@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import palette
-from .canvas import new_figure, role_patch, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, figure_scale, new_figure, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
 
 #: Vertical extent of each row of the timeline (bottom, top).
@@ -57,12 +57,18 @@ class TimelineFigure:
     """
 
     def __init__(self):
+        # Presentation mode's compact layout: the legends beside or under the axes, fewer ticks, the
+        # title on two lines, so that the smaller figure keeps its text large and uncrowded.
+        self.compact = figure_scale() > 1
         with styled():
-            self.figure = new_figure(10.0, 5.9)
-            grid = self.figure.add_gridspec(2, 2, height_ratios=(1.0, 1.1))
-            self.timeline_axes = self.figure.add_subplot(grid[0, :])
-            self.roofline_axes = self.figure.add_subplot(grid[1, 0])
-            self.batch_axes = self.figure.add_subplot(grid[1, 1])
+            self.figure = new_figure(10.0, 5.9, compact_size=COMPACT_FIGURE_INCHES)
+            if self.compact:  # three rows, each with its legend beside it
+                self.timeline_axes, self.roofline_axes, self.batch_axes = self.figure.subplots(3, 1)
+            else:
+                grid = self.figure.add_gridspec(2, 2, height_ratios=(1.0, 1.1))
+                self.timeline_axes = self.figure.add_subplot(grid[0, :])
+                self.roofline_axes = self.figure.add_subplot(grid[1, 0])
+                self.batch_axes = self.figure.add_subplot(grid[1, 1])
             self._build_timeline(self.timeline_axes)
             self._build_roofline(self.roofline_axes)
             self._build_batch(self.batch_axes)
@@ -93,17 +99,20 @@ class TimelineFigure:
         self.speculative_end = axes.axvline(1.0, ymin=0.0, ymax=1.0, **{**line_style, "linestyle": ":"})
         axes.set_ylim(0.3, 3.5)
         axes.set_yticks([sum(PLAIN_ROW) / 2, sum(SPECULATIVE_ROW) / 2, sum(TOKEN_ROW) / 2],
+                        ["plain", "speculative", "tokens out"] if self.compact else
                         ["plain:\ntarget passes", "speculative:\npasses", "speculative:\ntokens out"])
         axes.set_xlabel("time (ms)")
         axes.set_xlim(0, 1)
         self.timeline_title = axes.set_title(" ")
+        # Ordinary layout: seven entries in one row fit the 8.75 in figure only at 9 pt (12 px, the minimum).
+        place = (dict(loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=1) if self.compact else
+                 dict(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=7, fontsize=9))
         axes.legend(handles=[
             role_patch("target", "target pass"), role_patch("draft", "draft pass"),
             role_patch("accepted"), role_patch("resampled"), role_patch("bonus"),
             Line2D([], [], **line_style, label="plain done"),
             Line2D([], [], **{**line_style, "linestyle": ":"}, label="speculative done"),
-        ], loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=7, fontsize=9, frameon=False,
-            handlelength=1.6, columnspacing=1.0)
+        ], **place, frameon=False, handlelength=1.6, columnspacing=1.0)
 
     def _build_roofline(self, axes):
         target, draft = palette.ROLES["target"], palette.ROLES["draft"]
@@ -122,14 +131,17 @@ class TimelineFigure:
                                        label="target turns compute-bound")
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
-        axes.xaxis.set_major_locator(FixedLocator(ROOFLINE_TICKS))
+        ticks = ROOFLINE_TICKS[::2] if self.compact else ROOFLINE_TICKS  # 1, 4, 16, …: room for each label
+        axes.xaxis.set_major_locator(FixedLocator(ticks))
         axes.xaxis.set_minor_locator(NullLocator())
-        axes.set_xticks(ROOFLINE_TICKS, [str(t) for t in ROOFLINE_TICKS])
+        axes.set_xticks(ticks, [str(t) for t in ticks])
         axes.set_xlim(0.8, ROOFLINE_TICKS[-1] * 1.25)
-        axes.set_xlabel("positions scored per sequence, t (log scale)")
-        axes.set_ylabel("time of one pass (ms, log)")
-        axes.set_title("One pass: flat while reading weights dominates")
-        axes.legend(loc="upper left", fontsize=9, framealpha=0.9, ncol=2, columnspacing=0.8)
+        axes.set_xlabel("positions per sequence, t (log)" if self.compact else
+                        "positions scored per sequence, t (log scale)")
+        axes.set_ylabel("ms (log)" if self.compact else "time of one pass (ms, log)")
+        axes.set_title("One pass against t" if self.compact else "One pass: flat while reading weights dominates")
+        axes.legend(**self._legend_place(), framealpha=0.9, ncol=1 if self.compact else 2, columnspacing=0.8,
+                    fontsize=None if self.compact else 9)  # 9 pt: the ordinary panel holds it only at that size
 
     def _build_batch(self, axes):
         axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5, label="1× (plain decoding)")
@@ -142,18 +154,26 @@ class TimelineFigure:
                                          markeredgewidth=2, label="this batch")
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
-        axes.yaxis.set_major_locator(FixedLocator(SPEEDUP_TICKS))
+        speedup_ticks = (0.25, 1, 4) if self.compact else SPEEDUP_TICKS
+        axes.yaxis.set_major_locator(FixedLocator(speedup_ticks))
         axes.yaxis.set_minor_locator(NullLocator())
-        axes.set_yticks(SPEEDUP_TICKS, [f"{tick:g}×" for tick in SPEEDUP_TICKS])
+        axes.set_yticks(speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks])
         axes.set_ylim(*SPEEDUP_LIMITS)
         axes.set_xlim(0.7, 1024 * 1.45)
         axes.xaxis.set_major_locator(FixedLocator([1, 4, 16, 64, 256, 1024]))
         axes.xaxis.set_minor_locator(NullLocator())
-        axes.set_xticks([1, 4, 16, 64, 256, 1024], ["1", "4", "16", "64", "256", "1024"])
-        axes.set_xlabel("batch size b (sequences together, log scale)")
-        axes.set_ylabel("expected speedup (×, log)")
-        axes.set_title("Expected speedup against batch size")
-        axes.legend(loc="upper right", fontsize=9, framealpha=0.9)
+        ticks = [1, 4, 16, 64, 256, 1024]
+        axes.set_xticks(ticks, [str(t) for t in ticks])
+        axes.set_xlabel("batch size b (log)" if self.compact else "batch size b (sequences together, log scale)")
+        axes.set_ylabel("speedup (log)" if self.compact else "expected speedup (×, log)")
+        axes.set_title("Speedup against batch b" if self.compact else "Expected speedup against batch size")
+        axes.legend(**self._legend_place("upper right"), framealpha=0.9, fontsize=None if self.compact else 9)
+
+    def _legend_place(self, inside: str = "upper left") -> dict:
+        """Where a lower panel's legend goes: inside the axes, or beside them in the compact layout."""
+        if self.compact:
+            return dict(loc="center left", bbox_to_anchor=(1.01, 0.5))
+        return dict(loc=inside)
 
     def update(self, timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
                formula_speedups, batch) -> None:
@@ -180,9 +200,12 @@ class TimelineFigure:
         speculative_end = (last.start + last.duration) * milliseconds
         self.plain_end.set_xdata([plain_end, plain_end])
         self.speculative_end.set_xdata([speculative_end, speculative_end])
-        self.timeline_title.set_text(
-            f"{timeline.tokens} tokens: plain {plain_end:,.1f} ms; speculative {speculative_end:,.1f} ms "
-            f"for {timeline.speculative_tokens} tokens in {len(timeline.step_counts)} steps (this seed)")
+        if self.compact:
+            self.timeline_title.set_text(f"plain {plain_end:,.0f} ms, speculative {speculative_end:,.0f} ms")
+        else:
+            self.timeline_title.set_text(
+                f"{timeline.tokens} tokens: plain {plain_end:,.1f} ms; speculative {speculative_end:,.1f} ms "
+                f"for {timeline.speculative_tokens} tokens in {len(timeline.step_counts)} steps (this seed)")
 
         gamma = timeline.times.gamma
         positions = np.asarray(positions)

@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import palette
-from .canvas import new_figure, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, figure_scale, new_figure, panel_axes, role_style, styled
 from .fast_redraw import FastRedraw
 from .monte_carlo import target_and_draft_marks
 
@@ -69,8 +69,8 @@ class CandidatesFigure:
         positions = np.arange(len(self.labels))
         ks = np.arange(1, max_k + 1)
         with styled():
-            self.figure = new_figure(10.0, 4.2)
-            law_axes, k_axes = self.figure.subplots(1, 2, width_ratios=[1.25, 1])
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            law_axes, k_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
             self.law_axes, self.k_axes = law_axes, k_axes
             self.accepted_bars, self.resampled_bars = _stacked_bars(
                 law_axes, positions, "some candidate accepted", "drawn from the last residual")
@@ -80,7 +80,7 @@ class CandidatesFigure:
             law_axes.set_xticks(positions, self.labels)
             law_axes.set(xlabel="output token", ylabel="probability / frequency", ylim=(0, 1.35),
                          xlim=(-0.6, len(self.labels) - 0.4))
-            law_axes.legend(loc="upper right", fontsize=8.5)
+            law_axes.legend(loc="upper right")
             self.law_title = law_axes.set_title(" ")
 
             (self.correct_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.HIGHLIGHT, marker="o",
@@ -92,7 +92,7 @@ class CandidatesFigure:
                                            markeredgewidth=2, label="chosen k")
             k_axes.set(title="P(some candidate is accepted)", xlabel="number of candidates k",
                        ylabel="probability", xlim=(0.5, max_k + 0.5), ylim=(0, 1.05), xticks=ks)
-            k_axes.legend(loc="lower right", fontsize=9)
+            k_axes.legend(loc="lower right")
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
                                              self.draft_marks, self.sampled_marks, self.law_title,
                                              self.correct_line, self.rule_line, self.k_marker])
@@ -142,16 +142,18 @@ class LossyFigure:
         positions = np.arange(len(self.labels))
         zeros = np.zeros(curve_points)
         with styled():
-            self.figure = new_figure(10.0, 4.2)
-            law_axes, trade_axes = self.figure.subplots(1, 2, width_ratios=[1.25, 1])
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            law_axes, trade_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
             self.law_axes, self.trade_axes = law_axes, trade_axes
             self.accepted_bars, self.replaced_bars = _stacked_bars(
                 law_axes, positions, "draft token kept", "replacement after a rejection")
             self.target_bars, self.draft_marks = target_and_draft_marks(law_axes, positions, draft_size=8)
             law_axes.set_xticks(positions, self.labels)
-            law_axes.set(xlabel="output token", ylabel="probability of being emitted", ylim=(0, 1.35),
+            compact = figure_scale() > 1  # panels stacked: shorter y labels
+            law_axes.set(xlabel="output token", ylabel="probability" if compact else "probability of being emitted",
+                         ylim=(0, 1.35),
                          xlim=(-0.6, len(self.labels) - 0.4))
-            law_axes.legend(loc="upper right", fontsize=8.5)
+            law_axes.legend(loc="upper right")
             self.law_title = law_axes.set_title(" ")
 
             (self.lenient_line,) = trade_axes.plot(zeros, zeros, color=palette.NEUTRAL, linestyle="-", marker=".",
@@ -166,10 +168,10 @@ class LossyFigure:
                                                    markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
                                                    markeredgewidth=2, label="chosen rule")
             trade_axes.set(title="What acceptance costs", xlabel="acceptance rate (share of drafts kept)",
-                           ylabel="TV distance of the output from p", xlim=(0, 1.02), ylim=(-0.02, 1.45),
+                           ylabel="TV from p" if compact else "TV distance of the output from p", xlim=(0, 1.02), ylim=(-0.02, 1.45),
                            yticks=np.linspace(0, 1, 6))
             trade_axes.axhline(1.0, color=palette.NEUTRAL, linewidth=0.8)  # the largest possible TV; the legend sits above
-            trade_axes.legend(loc="upper left", fontsize=8.5, ncols=2)
+            trade_axes.legend(loc="upper left", ncols=2)
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.replaced_bars, *self.target_bars,
                                              self.draft_marks, self.law_title, self.lenient_line,
                                              self.typical_line, self.exact_point, self.greedy_point,
@@ -225,8 +227,8 @@ class ScheduleFigure:
         positions = np.arange(len(self.names))
         accepted = palette.ROLES["accepted"]
         with styled():
-            self.figure = new_figure(10.0, 4.2)
-            step_axes, speed_axes = self.figure.subplots(1, 2, width_ratios=[1.25, 1])
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            step_axes, speed_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
             self.step_axes, self.speed_axes = step_axes, speed_axes
             (self.gamma_line,) = step_axes.step(np.arange(steps), np.zeros(steps), where="mid",
                                                 color=palette.HIGHLIGHT, linewidth=1.5, label="γ drafted")
@@ -235,7 +237,7 @@ class ScheduleFigure:
                                                     label=accepted.labelled("draft tokens kept"))
             step_axes.set(xlabel="verify step", ylabel="draft tokens", xlim=(-1, steps), ylim=(-0.5, max_gamma + 4))
             step_axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-            step_axes.legend(loc="upper right", fontsize=9, ncols=2)
+            step_axes.legend(loc="upper right", ncols=2)
             self.step_title = step_axes.set_title(" ")
 
             self.bars = speed_axes.bar(positions, np.zeros(len(positions)), width=0.7, color=palette.NEUTRAL,
@@ -246,7 +248,7 @@ class ScheduleFigure:
             speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.2)
             speed_axes.set_xticks(positions, self.names, rotation=45, ha="right")
             speed_axes.set(ylabel="speedup at cost ratio c", ylim=(0, 3.6), xlim=(-0.6, len(positions) - 0.4))
-            speed_axes.legend(loc="upper left", fontsize=9)
+            speed_axes.legend(loc="upper left")
             self.speed_title = speed_axes.set_title(" ")
         self.fast = FastRedraw(self.figure, [self.gamma_line, self.accepted_marks, self.step_title, *self.bars,
                                              self.theory_marks, self.speed_title])

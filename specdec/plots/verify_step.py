@@ -28,7 +28,7 @@ from matplotlib.transforms import offset_copy
 from .. import palette
 from ..core import StepTrace
 from ..narrate import StepFrame, subscript
-from .canvas import new_figure, role_patch, role_style, styled
+from .canvas import COMPACT_FIGURE_INCHES, figure_scale, new_figure, role_patch, role_style, styled
 from .fast_redraw import FastRedraw
 from .one_token import nice_top
 
@@ -114,7 +114,7 @@ class VerifyStepFigure:
     def __init__(self, max_gamma: int = 8, width: float = 7.8, height: float = 6.4):
         self.max_gamma = max_gamma
         with styled():
-            self.figure = new_figure(width, height)
+            self.figure = new_figure(width, height, compact_size=COMPACT_FIGURE_INCHES)
             grid = self.figure.add_gridspec(4, 1, height_ratios=[2.6, 1.0, 2.0, 1.6])
             self.rows_axes = self.figure.add_subplot(grid[0])
             self.test_axes = self.figure.add_subplot(grid[1])
@@ -179,7 +179,8 @@ class VerifyStepFigure:
         self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
         self.drafted_marker, self.drafted_text = self._token_marker(axes)
         self.rows_title, self.rows_note = self._bar_panel(
-            axes, "target pᵢ and draft qᵢ at the position under test",
+            # Presentation mode's smaller figure: shorter titles, so they clear the right-hand ones.
+            axes, "pᵢ and qᵢ at position i" if figure_scale() > 1 else "target pᵢ and draft qᵢ at the position under test",
             [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
         axes.tick_params(labelbottom=False)
         return [self.target_bars.collection, self.draft_bars.collection, self.drafted_marker,
@@ -205,7 +206,8 @@ class VerifyStepFigure:
         axes.set_ylim(0, 1.35)
         axes.set_yticks([])
         axes.set_xlabel("uniform draw u on [0, 1)")
-        axes.set_title("the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))", loc="left", y=1.0)
+        axes.set_title("the test on u" if figure_scale() > 1 else
+                       "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))", loc="left", y=1.0)
         self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
         self.test_note = self._note(axes)
         self._legend(axes, [

@@ -145,6 +145,11 @@ class Explorer(widgets.VBox):
         (HTML for the text panel) and any numbers tests should compare. An optional key
         ``"key_readout"`` (HTML) holds the lines the compact layout of `presentation` shows beside
         the picture; without it, the readout lines with bold numbers are taken (at most `KEY_LINES`).
+    compact_rows : (list of list of Widget, list of list of Widget), optional
+        The control rows of the compact layout's side column: those above the key lines and those
+        below them, top to bottom. Put the controls a learner uses first above, so they stay in the
+        window. Default: the rows that hold a button above, the other `control_rows` below. Only the
+        compact layout uses it; the ordinary one always shows `control_rows`.
 
     Attributes
     ----------
@@ -162,7 +167,7 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, title: str, controls: dict, control_rows: list, picture,
-                 redraw: Callable[[], dict], **kwargs):
+                 redraw: Callable[[], dict], compact_rows: tuple | None = None, **kwargs):
         self.controls = controls
         self.picture = picture
         self.figure = picture.figure
@@ -188,18 +193,16 @@ class Explorer(widgets.VBox):
                              layout=widgets.Layout(display="none"))
         header = widgets.HTML(f"<b>{html.escape(title)}</b>")
         header.add_class(CSS["title"])
-        rows = []
-        for row in control_rows:
-            box = widgets.HBox(list(row), layout=widgets.Layout(flex_flow="row wrap", max_width="100%"))
-            box.add_class(CSS["controls"])
-            rows.append(box)
         body_layout = widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%")
         if self.compact:
-            # Rows with buttons (Step, Back, presets) first, then the key lines, then the other settings:
-            # the settings are the part most likely to fall below the window, and the least missed.
-            with_buttons = [row for row in rows if any(isinstance(control, widgets.Button) for control in row.children)]
-            others = [row for row in rows if row not in with_buttons]
-            side = widgets.VBox([*with_buttons, self.key_readout, *others],
+            # The controls used first (by default the rows with buttons: Step, Back, presets), then the
+            # key lines, then the other settings: the part most likely to fall below the window, and
+            # the least missed.
+            if compact_rows is None:
+                above = [row for row in control_rows if any(isinstance(control, widgets.Button) for control in row)]
+                compact_rows = (above, [row for row in control_rows if row not in above])
+            above, below = ([_control_row(row) for row in part] for part in compact_rows)
+            side = widgets.VBox([*above, self.key_readout, *below],
                                 layout=widgets.Layout(flex=f"1 1 {COMPACT_SIDE_EM}em", min_width=f"{COMPACT_SIDE_EM}em",
                                                       padding="0 0 0 1em"))
             side.add_class(CSS["side"])
@@ -209,7 +212,7 @@ class Explorer(widgets.VBox):
             children = [header, body]
         else:
             body = widgets.HBox([self.image, self.readout, style], layout=body_layout)
-            children = [header, *rows, body]
+            children = [header, *(_control_row(row) for row in control_rows), body]
         body.add_class(CSS["body"])
         super().__init__(children, **kwargs)
         self.layout.max_width = "100%"
@@ -271,6 +274,13 @@ class Explorer(widgets.VBox):
         data["text/plain"] = self.summary()
         data["image/png"] = base64.b64encode(self.image.value).decode("ascii")
         return data
+
+
+def _control_row(row) -> widgets.HBox:
+    """One row of controls, wrapping onto more lines when the output is narrow."""
+    box = widgets.HBox(list(row), layout=widgets.Layout(flex_flow="row wrap", max_width="100%"))
+    box.add_class(CSS["controls"])
+    return box
 
 
 def _lay_out_control(control) -> None:

@@ -107,6 +107,8 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
         picture.update(law)
         shown = {"law": law, "largest_gap": float(np.abs(law.total - law.target).max())}
         shown["readout"] = _derivation_readout(law, labels, shown["largest_gap"])
+        shown["key_readout"] = (f"<div>α = Σ min(p, q) = <b>{law.acceptance_rate:.3f}</b></div>"
+                                f"<div>largest |sum − p|: <b>{shown['largest_gap']:.1e}</b></div>")
         return shown
 
     presets = {
@@ -145,7 +147,8 @@ def derivation_explorer(target=None, draft=None) -> Explorer:
 
     rows = [[controls[f"p{i}"] for i in range(len(labels))], [controls[f"q{i}"] for i in range(len(labels))],
             list(presets.values())]
-    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture, redraw_with_presets)
+    explorer = Explorer("Accepted part + resampled part = p", controls, rows, picture, redraw_with_presets,
+                        compact_rows=([rows[2]], [rows[1], rows[0]]))
     explorer.observe_controls(*sliders)
     presets["q = p"].on_click(lambda _button: set_q(p_weights()))
     presets["q on one token"].on_click(q_on_one_token)

@@ -32,7 +32,7 @@ from ..core import acceptance_rate, expected_tokens, residual_distribution
 from ..plots.one_token import OneTokenFigure
 from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from .explorer import LABEL_STYLE, Explorer
+from .explorer import LABEL_STYLE, Explorer, presentation_scale
 
 #: The vocabulary sizes the explorer offers.
 MIN_VOCAB, MAX_VOCAB = 2, 12
@@ -99,8 +99,11 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
     columns = []
     # One layout and one style shared by all 24 weight sliders (and one by their labels): the
     # notebook stores each widget model once, so sharing keeps the saved notebook small.
-    slider_layout, slider_style = widgets.Layout(width="17em"), widgets.SliderStyle(description_width="initial")
-    label_layout, label_style = widgets.Layout(width="5em"), HTMLStyle()
+    # In the compact layout of `presentation` the rows stand in a column 20em wide, so they are narrower.
+    compact = presentation_scale() is not None
+    slider_layout = widgets.Layout(width="14em" if compact else "17em")
+    slider_style = widgets.SliderStyle(description_width="initial")
+    label_layout, label_style = widgets.Layout(width="4em" if compact else "5em"), HTMLStyle()
     for row, role, initial in (("p", palette.ROLES["target"], target), ("q", palette.ROLES["draft"], draft)):
         lines = [widgets.HTML(f"<b style='color:{role.colour}'>{role.label}</b>: raw weight → normalised")]
         for index, label in enumerate(all_labels):
@@ -113,7 +116,7 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
             controls[f"{row} {label}"] = slider
             lines.append(widgets.HBox([slider, shown_value]))
         weight_lines.append(lines[1:])
-        columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0 2em 0 0")))
+        columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0" if compact else "0 2em 0 0")))
     button_layout = widgets.Layout(width="auto")  # wide enough for each label
     presets = {
         name: widgets.Button(description=description, tooltip=tooltip, layout=button_layout)
@@ -155,6 +158,10 @@ def one_token_explorer(target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], g
          [widgets.HBox(columns)]],
         picture,
         redraw,
+        # Compact: the presets, the key lines, then q's sliders (the row a learner moves first), then p's.
+        compact_rows=([list(presets.values())],
+                      [[columns[1]], [columns[0]], [controls["vocab"], controls["gamma"]],
+                       [controls["closeness"], controls["seed"]]]) if compact else None,
     )
 
     def set_rows(p_values=None, q_values=None) -> None:
@@ -230,6 +237,9 @@ def _shown(target, draft, missing, labels, gamma, picture) -> dict:
     )
     picture.update(target, draft, residual if has_residual else None, labels, alpha)
     shown["readout"] = _readout(shown, has_residual)
+    shown["key_readout"] = (f"<div><b>α = Σ min(p, q) = {alpha:.3f}</b></div>"
+                            f"<div>TV(p, q) = {shown['tv']:.3f} = 1 − α</div>"
+                            f"<div>γ = {gamma}: <b>{shown['expected_tokens']:.3f}</b> tokens per step</div>")
     return shown
 
 

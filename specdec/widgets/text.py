@@ -261,6 +261,11 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
                        spread=None if seeds is None else (seeds.low, seeds.mean, seeds.high))
         shown["text_html"] = text_view.value = coloured_text_html(generation)
         shown["readout"] = _readout(shown)
+        shown["key_readout"] = (
+            f"<div>characters per target call: <b>{shown['tokens_per_target_call']:.2f}</b></div>"
+            f"<div>speedup at c = {cost}: <b>{shown['measured_speedup']:.2f}×</b> "
+            f"(theory {shown['predicted_speedup']:.2f}×)</div>"
+            f"<div>α measured: <b>{shown['measured_alpha']:.3f}</b></div>")
         return shown
 
     explorer = Explorer(
@@ -271,9 +276,13 @@ def text_explorer(corpus=None, *, draft_order=3, target_order=5, gamma=4, temper
          [controls["c"], controls["seed_spread"]]],
         picture,
         redraw,
+        compact_rows=([[controls["c"]]],
+                      [[controls["draft_order"], controls["target_order"], controls["gamma"]],
+                       [controls["temperature"], controls["seed"], controls["prompt"]], [controls["seed_spread"]]]),
     )
     header, *rows, body = explorer.children
-    explorer.children = (header, *rows, text_view, body)
+    # Compact layout (presentation mode): the text under the picture, which has to fit the window's height.
+    explorer.children = (header, body, text_view) if explorer.compact else (header, *rows, text_view, body)
     explorer.observe_controls()
     progress.done()
     return explorer

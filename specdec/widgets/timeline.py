@@ -107,13 +107,16 @@ def timeline_explorer(accelerator="H100 SXM", target="Llama 2 70B", draft="Llama
             "devices": hardware.devices_needed(big, chip),
         }
         shown["readout"] = _readout(shown, chip)
+        shown["key_readout"] = _key_readout(shown)
         return shown
 
     explorer = Explorer(
         "Where the time goes: draft and target passes", controls,
         [[controls["accelerator"], controls["target"], controls["draft"]],
          [controls["gamma"], controls["alpha"]], [controls["batch"], controls["seed"]]],
-        picture, redraw)
+        picture, redraw,
+        compact_rows=([[controls["accelerator"]], [controls["gamma"]], [controls["batch"]]],
+                      [[controls["target"], controls["draft"]], [controls["alpha"], controls["seed"]]]))
     explorer.observe_controls()
     return explorer
 
@@ -124,6 +127,14 @@ def _choice(value, name: str, table: dict) -> str:
     if value not in table:
         raise ValueError(f"{name} must be one of {', '.join(table)}; got {value!r}")
     return value
+
+
+def _key_readout(shown: dict) -> str:
+    """The lines the compact layout shows beside the picture: time per token and speedup."""
+    return (f"<div>per token: plain <b>{shown['plain_ms_per_token']:.3g} ms</b>, "
+            f"speculative <b>{shown['speculative_ms_per_token']:.3g} ms</b></div>"
+            f"<div>speedup, this seed: <b>{shown['sampled_speedup']:.2f}×</b></div>"
+            f"<div>expected, cost model: <b>{shown['expected_speedup']:.2f}×</b></div>")
 
 
 def _readout(shown: dict, chip) -> str:

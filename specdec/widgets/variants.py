@@ -264,11 +264,16 @@ def lossy_explorer(rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.
             "lenient_curve": lenient_curve, "typical_curve": typical_curve,
         }
         shown["readout"] = _lossy_readout(shown)
+        shown["key_readout"] = (f"<div><b>{LOSSY_RULE_LABELS[name]}</b></div>"
+                                f"<div>accepted <b>{law.acceptance:.3f}</b> (exact {exact.acceptance:.3f})</div>"
+                                f"<div>TV from p: <b>{law.tv:.3f}</b></div>")
         return shown
 
     explorer = Explorer("Lossy acceptance: more accepted, how far from p", controls,
                         [[controls["rule"], controls["alpha"]], [controls["draft"], controls["lenience"]],
-                         [controls["epsilon"], controls["delta"]]], picture, redraw)
+                         [controls["epsilon"], controls["delta"]]], picture, redraw,
+                        compact_rows=([[controls["rule"]], [controls["epsilon"]], [controls["lenience"]]],
+                                      [[controls["alpha"]], [controls["draft"]], [controls["delta"]]]))
     explorer.observe_controls()
     return explorer
 

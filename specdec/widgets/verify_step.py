@@ -157,6 +157,7 @@ def verify_step_explorer(gamma: int = 4, vocab: int = 8, seed: int = 7, closenes
             "acceptance_rates": rates, "expected_tokens": expected_tokens_for_rates(rates),
         }
         shown["readout"] = _readout(shown, labels)
+        shown["key_readout"] = _key_readout(shown, labels)
         return shown
 
     controls["rows"].value = rows
@@ -244,17 +245,32 @@ def _token_chip(label: str, origin: str) -> str:
             f"padding:0 0.35em;margin-right:0.2em;border-radius:3px;font-weight:bold'>{escape(label)} {mark}</span>")
 
 
+def _latest(shown: dict) -> str:
+    if shown["frame"].draws == 0:
+        return "Nothing drawn yet: press Step (or ▶) to reveal the first draw."
+    return shown["log"][shown["frame"].draws - 1]
+
+
+def _output_chips(shown: dict, labels: list[str]) -> str:
+    frame = shown["frame"]
+    return "".join(_token_chip(labels[token], origin) for token, origin in zip(frame.tokens, frame.origins))
+
+
+def _key_readout(shown: dict, labels: list[str]) -> str:
+    """The lines the compact layout shows beside the picture: the draw count, the latest draw, the output."""
+    return (f"<div><b>{draw_count(shown['frame'])}</b></div>"
+            f"<div>Latest: {escape(_latest(shown))}</div>"
+            f"<div>Output so far: {_output_chips(shown, labels) or '(nothing yet)'}</div>")
+
+
 def _readout(shown: dict, labels: list[str]) -> str:
     frame = shown["frame"]
     settings = (f"the worked example, seed {shown['seed']}" if shown["rows"] != "random" else
                 f"γ = {shown['gamma']}, V = {shown['vocab']}, seed {shown['seed']}, closeness {shown['closeness']:.2f}")
     drafts = " ".join(labels[token] for token in shown["draft_tokens"]) or "none (γ = 0)"
     rates = ", ".join(f"{rate:.2f}" for rate in shown["acceptance_rates"]) or "none"
-    if frame.draws == 0:
-        latest = "Nothing drawn yet: press Step (or ▶) to reveal the first draw."
-    else:
-        latest = shown["log"][frame.draws - 1]
-    output = "".join(_token_chip(labels[token], origin) for token, origin in zip(frame.tokens, frame.origins))
+    latest = _latest(shown)
+    output = _output_chips(shown, labels)
     log = "".join(f"<li>{escape(line)}</li>" for line in shown["log"])
     return (
         f"<p><b>{draw_count(frame)}</b> <span style='color:{palette.NEUTRAL}'>({escape(settings)})</span></p>"
