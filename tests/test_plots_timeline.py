@@ -108,3 +108,25 @@ def test_fast_redraw_matches_a_full_render_after_changes(picture):
         shown, full = pixels(picture.png()), pixels(png_bytes(picture.figure))
         assert shown.shape == full.shape
         assert (np.abs(shown - full).max(axis=2) > 0).mean() <= 0.005
+
+
+def test_presentation_mode_stacks_the_three_panels_with_their_legends_beside_them():
+    from specdec.plots.canvas import COMPACT_FIGURE_INCHES, set_figure_scale
+
+    set_figure_scale(1.5)
+    try:
+        compact = TimelineFigure()
+    finally:
+        set_figure_scale(1)
+    draw(compact)
+    assert tuple(compact.figure.get_size_inches()) == COMPACT_FIGURE_INCHES
+    columns = {axes.get_subplotspec().colspan for axes in compact.figure.axes}
+    rows = [axes.get_subplotspec().rowspan.start for axes in
+            (compact.timeline_axes, compact.roofline_axes, compact.batch_axes)]
+    assert len(columns) == 1 and rows == [0, 1, 2]
+    compact.png()
+    for axes in compact.figure.axes:  # each legend starts right of its axes, so it covers no data
+        assert axes.get_legend().get_window_extent().x0 >= axes.get_window_extent().x1
+    assert "\n" not in compact.timeline_title.get_text()
+    ordinary = TimelineFigure()
+    assert ordinary.roofline_axes.get_subplotspec().rowspan == ordinary.batch_axes.get_subplotspec().rowspan

@@ -222,3 +222,30 @@ def test_no_combination_of_control_values_raises(vocab, gamma, edits, preset, cl
     for name, value in edits:
         controls[name].value = value
     assert_matches_core(explorer)
+
+
+def test_presentation_puts_q_rows_first_in_a_side_column_they_fit():
+    from specdec.widgets import presentation
+    from specdec.widgets.explorer import COMPACT_SIDE_EM, plain_lines
+
+    presentation()
+    try:
+        explorer = one_token_explorer()
+    finally:
+        presentation(False)
+    side = explorer.children[1].children[1]
+    presets, key, q_rows, p_rows, *_settings = side.children
+    assert key is explorer.key_readout
+    assert explorer.controls["identical"] in presets.children
+    q_column, p_column = q_rows.children[0], p_rows.children[0]
+    assert explorer.controls["q A"] in q_column.children[1].children
+    assert explorer.controls["p A"] in p_column.children[1].children
+    slider, value = q_column.children[1].children
+    widths = [float(width.removesuffix("em")) for width in (slider.layout.width, value.layout.width)]
+    assert sum(widths) < COMPACT_SIDE_EM - 1  # the side column's padding is 1em
+    assert plain_lines(explorer.key_readout.value) == [
+        f"α = Σ min(p, q) = {explorer.shown['alpha']:.3f}", f"TV(p, q) = {explorer.shown['tv']:.3f} = 1 − α",
+        f"γ = 4: {explorer.shown['expected_tokens']:.3f} tokens per step"]
+    ordinary = one_token_explorer()
+    slider = ordinary.controls["q A"]
+    assert slider.layout.width == "17em"
