@@ -366,8 +366,8 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("schedule shown", "choose:oracle", _schedules),
     )),
     "Lossy acceptance: more accepted, how far from p": ExplorerCheck("lossy_explorer", (
-        Move("typical ε", "key:ArrowRight", _lossy),
+        Move("draft", "choose:mixes p with its reverse", _lossy),
         Move("rule", "choose:lenient: accept when p/q ≥ λ", _lossy),
-        Move("lenient λ", "key:ArrowLeft", _lossy),
+        Move("lenient λ", "drag:-80", _lossy),  # one key step often crosses no ratio p/q: the law stays
     )),
 }

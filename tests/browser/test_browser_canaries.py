@@ -14,8 +14,10 @@ from .notebook_checks import assert_move_redraws, assert_runs_cleanly
 pytestmark = pytest.mark.browser
 
 _STUCK_EXPLORERS = '''\
+import types
+
 import ipywidgets as widgets
-from specdec.plots import new_figure, styled
+from specdec.plots import new_figure, png_bytes, styled
 from specdec.widgets import Explorer
 
 
@@ -33,7 +35,8 @@ def planted(title, readout_of, moves_picture):
             line.set_ydata([0, value.value])
         return {"readout": readout_of(value.value)}
 
-    explorer = Explorer(title, {"value": value}, [[value]], figure, redraw)
+    picture = types.SimpleNamespace(figure=figure, png=lambda: png_bytes(figure))
+    explorer = Explorer(title, {"value": value}, [[value]], picture, redraw)
     explorer.observe_controls()
     return explorer
 '''
