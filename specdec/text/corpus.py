@@ -154,14 +154,9 @@ def stdlib_corpus() -> str:
 
 
 def read_stdlib_corpus() -> str:
-    """About a megabyte of English: the installed standard library's docstrings.
+    """The text of `stdlib_corpus`, read from the standard library's files again on every call.
 
-    Returns
-    -------
-    str
-        At most `CORPUS_SIZE` characters: exactly that many on CPython 3.11, whose public
-        docstrings hold about 1.25 MB; the same on every call and every machine with the same
-        Python version. Every call reads the files again; `stdlib_corpus` keeps the result.
+    `stdlib_corpus` calls it once and keeps the result, on disk and in memory.
 
     Examples
     --------

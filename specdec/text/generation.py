@@ -290,7 +290,6 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     n_tokens = validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
     gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
     rng = validation.generator(rng)
-    size = len(vocab)
 
     text = ""
     origins: list[str] = []
@@ -299,18 +298,8 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     accepted: list[bool] = []
     draft_calls = discarded = 0
     while len(text) < n_tokens:
-        context = prompt + text
-        drafted = ""
-        draft_rows = np.empty((gamma, size))
-        draft_tokens: list[int] = []
-        for i in range(gamma):
-            draft_rows[i] = draft.next_distribution(context + drafted)
-            draft_tokens += sample_draft(draft_rows[i:i + 1], rng)
-            drafted += vocab[draft_tokens[-1]]
+        target_rows, draft_rows, step = draft_and_verify(target, draft, prompt + text, gamma, rng)
         draft_calls += gamma
-        # One target pass: the rows after 0, 1, …, γ drafted characters.
-        target_rows = np.array([target.next_distribution(context + drafted[:i]) for i in range(gamma + 1)])
-        step = trace_step(target_rows, draft_rows, draft_tokens, rng)
 
         visited = len(step.positions)
         rates.extend(acceptance_rates(target_rows, draft_rows)[:visited].tolist())
@@ -332,6 +321,33 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
         visited_acceptance_rates=tuple(rates),
         visited_accepted=tuple(accepted),
     )
+
+
+def draft_and_verify(target, draft, context: str, gamma: int, rng):
+    """One speculative step on text: the draft writes γ characters one by one, then one target pass
+    scores the rows after 0, 1, …, γ of them and the rule verifies the draft.
+
+    The arguments are those `speculative_generate` has already checked. Returns ``(target_rows,
+    draft_rows, step)``, the rows of shapes (γ+1, V) and (γ, V) and the `specdec.StepTrace`. Draws:
+    γ ``rng.choice`` for the draft, then the verify step's draws.
+
+    >>> import numpy as np
+    >>> from specdec.text import NGramModel
+    >>> model = NGramModel(order=2).fit("abab")
+    >>> target_rows, draft_rows, step = draft_and_verify(model, model, "a", 2, np.random.default_rng(0))
+    >>> target_rows.shape, draft_rows.shape, step.origins
+    ((3, 3), (2, 3), ['accepted', 'accepted', 'bonus'])
+    """
+    vocab = target.vocab
+    drafted = ""
+    draft_rows = np.empty((gamma, len(vocab)))
+    draft_tokens: list[int] = []
+    for i in range(gamma):
+        draft_rows[i] = draft.next_distribution(context + drafted)
+        draft_tokens += sample_draft(draft_rows[i:i + 1], rng)
+        drafted += vocab[draft_tokens[-1]]
+    target_rows = np.array([target.next_distribution(context + drafted[:i]) for i in range(gamma + 1)])
+    return target_rows, draft_rows, trace_step(target_rows, draft_rows, draft_tokens, rng)
 
 
 def _tuple_of(value, name: str) -> tuple:

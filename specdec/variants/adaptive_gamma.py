@@ -42,8 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation
-from ..core import sample_draft, trace_step
-from ..text.generation import Generation, speculative_generate
+from ..text.generation import Generation, draft_and_verify, speculative_generate
 from ..theory import acceptance_rates, optimal_gamma
 
 SCHEDULES = ("heuristic", "fixed", "oracle")
@@ -155,7 +154,6 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
     speculative_generate(target, draft, prompt, 0, 0, rng)
     n_tokens = validation.count(n_tokens, "n_tokens")
     vocab = target.vocab
-    size = len(vocab)
 
     text = ""
     origins: list[str] = []
@@ -167,16 +165,7 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
     current = gamma
     while len(text) < n_tokens:
         length = max_gamma if schedule == "oracle" else current
-        context = prompt + text
-        drafted = ""
-        draft_rows = np.empty((length, size))
-        draft_tokens: list[int] = []
-        for i in range(length):
-            draft_rows[i] = draft.next_distribution(context + drafted)
-            draft_tokens += sample_draft(draft_rows[i:i + 1], rng)
-            drafted += vocab[draft_tokens[-1]]
-        target_rows = np.array([target.next_distribution(context + drafted[:i]) for i in range(length + 1)])
-        step = trace_step(target_rows, draft_rows, draft_tokens, rng)
+        target_rows, draft_rows, step = draft_and_verify(target, draft, prompt + text, length, rng)
 
         n_accepted = sum(position.accepted for position in step.positions)
         paid = n_accepted if schedule == "oracle" else length
