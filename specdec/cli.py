@@ -83,16 +83,15 @@ def step_options(args) -> dict:
 
 def run_step(args) -> list[str]:
     options = step_options(args)
-    args.gamma, args.vocab, args.closeness = options["gamma"], options["vocab"], options["closeness"]
     if args.example:
         intro = f"the worked example: γ = 2, V = 4, draft tokens A B, seed {args.seed}"
     else:
         intro = (
-            f"random rows: γ = {args.gamma}, V = {args.vocab}, closeness {args.closeness}, seed {args.seed} "
-            f"(rows, then draft tokens, then the step, all from default_rng({args.seed}))"
+            f"random rows: γ = {options['gamma']}, V = {options['vocab']}, closeness {options['closeness']}, "
+            f"seed {args.seed} (rows, then draft tokens, then the step, all from default_rng({args.seed}))"
         )
     example_drafts = example_rows.SPEC_DRAFT_TOKENS if args.example else None
-    trace = example_rows.seeded_step(args.seed, args.gamma, args.vocab, args.closeness, example_drafts)
+    trace = example_rows.seeded_step(args.seed, **options, example_drafts=example_drafts)
     labels = example_rows.token_labels(trace.target_probs.shape[1])
     drafted = " ".join(labels[token] for token in trace.draft_tokens) or "(none)"
     return [intro, *format_rows(trace.target_probs, trace.draft_probs, labels), f"draft proposed: {drafted}",

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import validation
 from .core import residual_distribution
+from .goodness_of_fit import max_deviation_by_size
 
 #: Target p of the ten-token check.
 TEN_TOKEN_TARGET = (0.3, 0.25, 0.15, 0.1, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01)
@@ -85,8 +86,7 @@ def max_deviation(samples, target) -> float:
     >>> max_deviation([0, 1, 1, 1], [0.5, 0.5])
     0.25
     """
-    target = validation.distribution(target, "target")
-    return float(np.abs(frequencies(samples, target.size) - target).max())
+    return float(max_deviation_by_size(samples, target, [len(samples)])[0])
 
 
 def chance_max_deviations(target, n, rng, repeats=1000) -> np.ndarray:

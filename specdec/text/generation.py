@@ -285,9 +285,7 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     >>> same.measured_alpha, same.tokens_per_step
     (1.0, (4, 4))
     """
-    vocab = model_pair_vocab(target, draft)
-    prompt = _prompt(prompt)
-    n_tokens = validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
+    vocab, prompt, n_tokens = check_pair_generation(target, draft, prompt, n_tokens)
     gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
     rng = validation.generator(rng)
 
@@ -396,6 +394,20 @@ def model_pair_vocab(target, draft) -> list[str]:
             f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
         )
     return vocab
+
+
+def check_pair_generation(target, draft, prompt, n_tokens) -> tuple[list[str], str, int]:
+    """Check what a generation with a draft and a target shares: the models, the prompt, the length.
+
+    Returns ``(vocab, prompt, n_tokens)``; raises before any draw, naming the argument.
+
+    >>> from specdec.text import NGramModel
+    >>> model = NGramModel(order=2).fit("ab")
+    >>> check_pair_generation(model, model, "a", 3)[1:]
+    ('a', 3)
+    """
+    vocab = model_pair_vocab(target, draft)
+    return vocab, _prompt(prompt), validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
 
 
 def _prompt(prompt) -> str:

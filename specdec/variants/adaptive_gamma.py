@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation
-from ..text.generation import Generation, draft_and_verify, speculative_generate
+from ..text.generation import Generation, check_pair_generation, draft_and_verify, speculative_generate
 from ..theory import acceptance_rates, optimal_gamma
 
 SCHEDULES = ("heuristic", "fixed", "oracle")
@@ -150,10 +150,8 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
             _accepted_per_step(generation), generation.target_calls, generation.draft_calls,
             generation.visited_acceptance_rates,
         )
-    # speculative_generate checks the same arguments; a zero-length run checks them before any draw.
-    speculative_generate(target, draft, prompt, 0, 0, rng)
-    n_tokens = validation.count(n_tokens, "n_tokens")
-    vocab = target.vocab
+    vocab, prompt, n_tokens = check_pair_generation(target, draft, prompt, n_tokens)
+    rng = validation.generator(rng)
 
     text = ""
     origins: list[str] = []

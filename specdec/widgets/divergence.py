@@ -22,9 +22,6 @@ CLOUD_VOCAB_RANGE = (2, 64)
 #: Largest seed the slider offers.
 MAX_SEED = 99
 
-# `pair_cloud` is imported here for the explorer, and stays importable from here for older notebooks;
-# its home is `specdec.divergence`.
-
 
 def divergence_explorer(seed=0, vocab=8, pair=0) -> Explorer:
     """α against TV and KL(p‖q) for a seeded cloud of random pairs, with one pair highlighted.
