@@ -498,3 +498,13 @@ def test_a_step_with_no_draft_tokens_is_not_told_that_they_all_passed():
     lines = narrate_trace(trace)
     assert "every draft token passed" not in " ".join(lines)
     assert lines[0].startswith("bonus: with no draft tokens (γ = 0)")
+
+
+@pytest.mark.parametrize("schedule", ["fixed", "heuristic", "oracle"])
+@pytest.mark.parametrize("keyword", ["gamma", "max_gamma"])
+def test_schedules_refuse_a_draft_length_past_the_limit_before_any_draw(schedule, keyword):
+    from specdec.variants.adaptive_gamma import generate_with_schedule
+
+    assert_refused(lambda rng: generate_with_schedule(TARGET_MODEL, DRAFT_MODEL, "the ", 10, schedule, rng,
+                                                      **{keyword: 10**9}),
+                   (), ValueError, [f"{keyword} must be an integer in 1 … {validation.MAX_GAMMA}"])

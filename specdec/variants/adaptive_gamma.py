@@ -60,8 +60,8 @@ def heuristic_next_gamma(gamma, all_accepted, max_gamma=DEFAULT_MAX_GAMMA) -> in
     >>> heuristic_next_gamma(19, True), heuristic_next_gamma(20, True)
     (20, 20)
     """
-    gamma = validation.count(gamma, "gamma", minimum=1)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
+    gamma = validation.count(gamma, "gamma", minimum=1, maximum=validation.MAX_GAMMA)
+    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=validation.MAX_GAMMA)
     if all_accepted:
         return min(max_gamma, gamma + 2)
     return max(1, gamma - 1)
@@ -140,8 +140,8 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(repr(s) for s in SCHEDULES)}; got {schedule!r}")
-    gamma = validation.count(gamma, "gamma", minimum=1)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
+    gamma = validation.count(gamma, "gamma", minimum=1, maximum=validation.MAX_GAMMA)
+    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=validation.MAX_GAMMA)
     if schedule == "fixed":
         generation = speculative_generate(target, draft, prompt, n_tokens, gamma, rng)
         steps = generation.tokens_per_step
