@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import validation
+from .validation import Count, Distribution, DistributionRows, DraftTokens, Generator, Probability, StepRows, checked
 
 #: numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
 #: accept rows within 1e-6, so such rows are renormalised before they are handed to it.
 CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"))
 def acceptance_rate(target, draft) -> float:
     """Probability that the rule accepts one draft token: α = Σₓ min(p(x), q(x)).
 
@@ -55,11 +56,11 @@ def acceptance_rate(target, draft) -> float:
     >>> acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     0.7
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
     # Rows may sum to 1 only within rounding (or the 1e-6 the checks allow); α is a probability.
-    return min(1.0, float(np.minimum(p, q).sum()))
+    return min(1.0, float(np.minimum(target, draft).sum()))
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"))
 def residual_distribution(target, draft) -> np.ndarray:
     """The distribution a rejected token is redrawn from: norm(max(0, p − q)).
 
@@ -80,10 +81,10 @@ def residual_distribution(target, draft) -> np.ndarray:
     >>> residual_distribution([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
     array([0.83333333, 0.16666667, 0.        , 0.        ])
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    return unchecked_residual(p, q)
+    return unchecked_residual(target, draft)
 
 
+@checked(alpha=Probability(), gamma=Count())
 def expected_tokens(alpha, gamma) -> float:
     """Expected number of tokens one verify step yields: (1 − α^(γ+1)) / (1 − α).
 
@@ -105,12 +106,6 @@ def expected_tokens(alpha, gamma) -> float:
     >>> expected_tokens(0.8, 4), expected_tokens(1.0, 4), expected_tokens(0.0, 4)
     (3.3616, 5.0, 1.0)
     """
-    alpha = validation.probability(alpha, "alpha")
-    gamma = validation.count(gamma, "gamma")
-    return _expected_tokens(alpha, gamma)
-
-
-def _expected_tokens(alpha: float, gamma: int) -> float:
     if alpha == 1.0:
         return float(gamma + 1)
     if alpha == 0.0:
@@ -121,6 +116,11 @@ def _expected_tokens(alpha: float, gamma: int) -> float:
     return -math.expm1((gamma + 1) * log_alpha) / shortfall
 
 
+#: The arguments of one verify step: (γ+1, V) and (γ, V) rows, γ drafted tokens, a generator.
+STEP_ARGUMENTS = checked(StepRows("target_probs", "draft_probs"), draft_tokens=DraftTokens(), rng=Generator())
+
+
+@STEP_ARGUMENTS
 def speculative_step(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """Verify γ draft tokens against the target and return the tokens this step emits.
 
@@ -150,8 +150,7 @@ def speculative_step(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     >>> speculative_step(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [0]
     """
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    return verify(target, draft, tokens, rng)
+    return verify(target_probs, draft_probs, draft_tokens, rng)
 
 
 @dataclass(frozen=True)
@@ -213,6 +212,7 @@ class StepTrace:
         return self.bonus_token is not None
 
 
+@STEP_ARGUMENTS
 def trace_step(target_probs, draft_probs, draft_tokens, rng) -> StepTrace:
     """Run `speculative_step` and record every draw it makes.
 
@@ -230,21 +230,21 @@ def trace_step(target_probs, draft_probs, draft_tokens, rng) -> StepTrace:
     >>> round(trace.positions[0].uniform, 4), trace.positions[0].acceptance_probability
     (0.637, 1.0)
     """
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
     positions: list[PositionTrace] = []
-    output = verify(target, draft, tokens, rng, positions)
-    all_accepted = len(positions) == len(tokens) and all(position.accepted for position in positions)
+    output = verify(target_probs, draft_probs, draft_tokens, rng, positions)
+    all_accepted = len(positions) == len(draft_tokens) and all(position.accepted for position in positions)
     return StepTrace(
-        target_probs=target.copy(),
-        draft_probs=draft.copy(),
-        draft_tokens=list(tokens),
+        target_probs=target_probs.copy(),
+        draft_probs=draft_probs.copy(),
+        draft_tokens=list(draft_tokens),
         positions=tuple(positions),
         tokens=output,
-        bonus_distribution=target[-1].copy() if all_accepted else None,
+        bonus_distribution=target_probs[-1].copy() if all_accepted else None,
         bonus_token=output[-1] if all_accepted else None,
     )
 
 
+@checked(draft_probs=DistributionRows(), rng=Generator())
 def sample_draft(draft_probs, rng) -> list[int]:
     """Draw the γ draft tokens, one ``rng.choice(V, p=qᵢ)`` per row, in row order.
 
@@ -264,15 +264,11 @@ def sample_draft(draft_probs, rng) -> list[int]:
     >>> sample_draft([[0.25, 0.25, 0.25, 0.25], [0.4, 0.2, 0.2, 0.2]], np.random.default_rng(0))
     [2, 0]
     """
-    if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
-        validation.generator(rng)
-        return []
-    draft = validation.distribution_rows(draft_probs, "draft_probs")
-    rng = validation.generator(rng)
-    vocab = draft.shape[1]
-    return [int(rng.choice(vocab, p=normalised_for_choice(row))) for row in draft]
+    vocab = draft_probs.shape[1]
+    return [int(rng.choice(vocab, p=normalised_for_choice(row))) for row in draft_probs]
 
 
+@STEP_ARGUMENTS
 def check_step_arguments(target_probs, draft_probs, draft_tokens, rng):
     """Check the arguments of one verify step and return them clean, before any draw.
 
@@ -284,8 +280,7 @@ def check_step_arguments(target_probs, draft_probs, draft_tokens, rng):
     >>> target.shape, draft.shape, tokens
     ((1, 2), (0, 2), [])
     """
-    target, draft = validation.verify_rows(target_probs, draft_probs)
-    return target, draft, validation.drafted_tokens(draft_tokens, draft), validation.generator(rng)
+    return target_probs, draft_probs, draft_tokens, rng
 
 
 def verify(target, draft, tokens, rng, positions: list | None = None) -> list[int]:

@@ -23,11 +23,7 @@ import numpy as np
 
 from . import validation
 from .core import expected_tokens
-
-#: The largest draft length `optimal_gamma` considers unless told otherwise.
-DEFAULT_MAX_GAMMA = 20
-#: The longest draft `optimal_gamma` searches: far past any useful γ, and a search of a few ms.
-LARGEST_MAX_GAMMA = 1_000
+from .limits import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA
 
 
 def speedup(alpha, gamma, c) -> float:

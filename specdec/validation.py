@@ -1,4 +1,13 @@
-"""Argument checks shared by every public function of specdec.
+"""Argument checks shared by every public function of specdec, declared once at each entry.
+
+A public function says what each argument must be in one decorator above its `def`, and its body
+receives the checked, converted values::
+
+    @checked(alpha=Probability(), gamma=Count(maximum=MAX_GAMMA), rng=Generator())
+    def f(alpha, gamma, rng): ...
+
+The constraints (`Probability`, `Count`, `Distribution`, `StepRows`, ...) are defined at the end of
+this module, on top of the checks below. Private helpers do not check again.
 
 Each check either returns a clean value (a float array, an integer array, a list of Python ints, a
 float) or raises a `ValueError` / `TypeError` whose message names the argument, says what was wrong
@@ -14,22 +23,19 @@ already know something is wrong.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 
 import numpy as np
 
+from .limits import MAX_GAMMA, MAX_VOCAB  # noqa: F401  (the limits the checks apply; their one source is limits.py)
+
 _FLOAT64 = np.dtype(np.float64)
 
 #: How far a row may sum from 1 and still count as a probability distribution.
 SUM_TOLERANCE = 1e-6
-
-
-#: The largest vocabulary a function that builds rows from a size accepts (real models have ~10⁵).
-MAX_VOCAB = 1_000_000
-
-#: The largest draft length γ a function that builds a verify step from a size accepts.
-MAX_GAMMA = 64
 
 
 def _numpy_view(value, name: str, expected: str) -> np.ndarray:
@@ -321,3 +327,234 @@ def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: s
     bad = np.argwhere((array < low) | (array > high))[0]
     where = ", ".join(str(int(i)) for i in bad)
     raise ValueError(f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")
+
+
+# Declared checks --------------------------------------------------------------------------------
+#
+# A public function declares what each argument must be, once, above its `def`:
+#
+#     @checked(alpha=Probability(), gamma=Count(), c=CostRatio())
+#     def speedup(alpha, gamma, c): ...
+#
+# and its body sees the converted values (floats, ints, float arrays). A constraint is any callable
+# ``constraint(value, name, arguments) -> converted value``: `name` is the parameter's name, for the
+# message, and `arguments` maps every parameter to its value, the ones declared before this one
+# already converted (so that a constraint can say "over the same vocabulary as target").
+
+
+class Constraint:
+    """What one argument must be. Calling it checks a value and returns it converted."""
+
+    def __call__(self, value, name: str, arguments: dict):
+        raise NotImplementedError
+
+    @staticmethod
+    def bound(limit, arguments: dict):
+        """A bound given as a number, or as a function of the arguments checked so far."""
+        return limit(arguments) if callable(limit) else limit
+
+
+class Probability(Constraint):
+    """A real number in [0, 1], as a float."""
+
+    def __call__(self, value, name, arguments):
+        return probability(value, name)
+
+
+class Count(Constraint):
+    """An integer in minimum … maximum (no upper bound if maximum is None), as a Python int.
+
+    Either bound may be a function of the arguments checked before, e.g.
+    ``Count(1, lambda arguments: arguments["gamma"] + 1)``.
+    """
+
+    def __init__(self, minimum=0, maximum=None):
+        self.minimum, self.maximum = minimum, maximum
+
+    def __call__(self, value, name, arguments):
+        return count(value, name, self.bound(self.minimum, arguments), self.bound(self.maximum, arguments))
+
+
+class CostRatio(Constraint):
+    """c, the time of one target pass over one draft pass: a number > 0 (``math.inf``: a free draft)."""
+
+    def __call__(self, value, name, arguments):
+        return cost_ratio(value, name)
+
+
+class PositiveNumber(Constraint):
+    """A finite real number > 0, as a float; `meaning` says in any error what the parameter is."""
+
+    def __init__(self, meaning: str):
+        self.meaning = meaning
+
+    def __call__(self, value, name, arguments):
+        return positive_number(value, name, self.meaning)
+
+
+class Distribution(Constraint):
+    """A 1-D probability vector, as a float array; with `like`, over the same vocabulary as that argument."""
+
+    def __init__(self, like: str | None = None):
+        self.like = like
+
+    def __call__(self, value, name, arguments):
+        array = distribution(value, name)
+        if self.like is not None:
+            same_vocabulary(arguments[self.like], self.like, array, name)
+        return array
+
+
+class DistributionRows(Constraint):
+    """A 2-D float array whose rows are probability vectors; an empty list or tuple is no rows."""
+
+    def __call__(self, value, name, arguments):
+        if isinstance(value, (list, tuple)) and len(value) == 0:
+            return np.empty((0, 0))
+        return distribution_rows(value, name)
+
+
+class StepRows(Constraint):
+    """The (γ+1, V) target rows and the (γ, V) draft rows of one verify step, checked together.
+
+    A constraint on two parameters at once, given to `checked` by position:
+    ``@checked(StepRows("target_probs", "draft_probs"), ...)``. Such a constraint has a method
+    ``update(arguments)`` that replaces the values of its parameters in `arguments` by checked ones.
+    """
+
+    def __init__(self, target: str, draft: str):
+        self.target, self.draft = target, draft
+
+    def update(self, arguments):
+        arguments[self.target], arguments[self.draft] = verify_rows(arguments[self.target], arguments[self.draft])
+
+
+class DraftTokens(Constraint):
+    """One token id per row of the draft rows argument `rows`, each with q(x) > 0, as Python ints."""
+
+    def __init__(self, rows: str = "draft_probs"):
+        self.rows = rows
+
+    def __call__(self, value, name, arguments):
+        return drafted_tokens(value, arguments[self.rows])
+
+
+class Generator(Constraint):
+    """A numpy.random.Generator (not a seed, not a RandomState)."""
+
+    def __call__(self, value, name, arguments):
+        return generator(value, name)
+
+
+class Rates(Constraint):
+    """A 1-D sequence of acceptance rates, each in [0, 1], as a float array."""
+
+    def __call__(self, value, name, arguments):
+        values = real_array(value, name, "a 1-D sequence of acceptance rates")
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-D (one acceptance rate per entry), got shape {values.shape}")
+        outside = ~((values >= 0) & (values <= 1))  # NaN counts as outside
+        if outside.any():
+            index = int(np.argmax(outside))
+            raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
+        return values
+
+
+class Integers(Constraint):
+    """An integer array with `ndim` dimensions; with bounds, every entry in low … high (`what` names the entries)."""
+
+    def __init__(self, what: str, ndim: int = 1, low=None, high=None):
+        self.what, self.ndim, self.low, self.high = what, ndim, low, high
+
+    def __call__(self, value, name, arguments):
+        array = integer_array(value, name, self.ndim, self.what)
+        if self.low is not None:
+            integers_in_range(array, name, self.bound(self.low, arguments), self.bound(self.high, arguments), self.what)
+        return array
+
+
+class OneOf(Constraint):
+    """One of a few given values (compared with ==), returned as it is."""
+
+    def __init__(self, *choices):
+        self.choices = choices
+
+    def __call__(self, value, name, arguments):
+        if any(type(value) is type(choice) and value == choice for choice in self.choices):
+            return value
+        listed = ", ".join(repr(choice) for choice in self.choices)
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+
+
+class InstanceOf(Constraint):
+    """An instance of `kind` (a class or a tuple of classes), returned as it is; `what` names it in words."""
+
+    def __init__(self, kind, what: str):
+        self.kind, self.what = kind, what
+
+    def __call__(self, value, name, arguments):
+        if not isinstance(value, self.kind):
+            raise TypeError(f"{name} must be {self.what}, got {type(value).__name__}")
+        return value
+
+
+class OrNone(Constraint):
+    """None, or what `constraint` accepts."""
+
+    def __init__(self, constraint):
+        self.constraint = constraint
+
+    def __call__(self, value, name, arguments):
+        return None if value is None else self.constraint(value, name, arguments)
+
+
+def checked(*joint, **named):
+    """Declare what each argument of a function must be; the decorated function checks them first.
+
+    `named` maps a parameter to its constraint; each of `joint` checks several parameters together
+    (like `StepRows`) through its method ``update(arguments)``. The constraints run in
+    the order given, before the body, so a bad call makes no random draw; each returns the value
+    the body then receives (a float array for a distribution, an int for a count, …). Parameters
+    not named are passed as they are. Inputs are never modified: a constraint converts into a new
+    object or returns the value itself.
+
+    >>> @checked(alpha=Probability(), gamma=Count(maximum=64))
+    ... def power(alpha, gamma):
+    ...     return alpha**gamma
+    >>> power(0.5, 2)
+    0.25
+    >>> power(0.5, 65)
+    Traceback (most recent call last):
+    ValueError: gamma must be an integer in 0 … 64, got 65
+    """
+    steps = [(None, constraint) for constraint in joint] + list(named.items())  # None: several parameters
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        parameters = tuple(signature.parameters)
+        unknown = sorted(set(named) - set(parameters))
+        if unknown:
+            raise TypeError(f"@checked names {unknown}, which {function.__qualname__} has no parameter for")
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
+        arity = len(parameters) if plain else -1
+
+        @functools.wraps(function)
+        def checked_function(*args, **kwargs):
+            if len(args) == arity and not kwargs:
+                arguments = dict(zip(parameters, args))  # the common case: every argument by position
+            else:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                arguments = bound.arguments
+            for name, constraint in steps:
+                if name is None:
+                    constraint.update(arguments)
+                else:
+                    arguments[name] = constraint(arguments[name], name, arguments)
+            if plain:  # `arguments` holds every parameter, in the order of the signature
+                return function(*arguments.values())
+            return function(*bound.args, **bound.kwargs)
+
+        return checked_function
+
+    return decorate

@@ -214,3 +214,48 @@ def test_positive_number_says_what_the_parameter_is(value, error):
         validation.positive_number(value, "spread", "the standard deviation of the logits")
     assert "spread must be a finite number > 0 (the standard deviation of the logits)" in str(raised.value)
     assert validation.positive_number(np.float32(0.5), "spread", "…") == 0.5
+
+
+# Declared checks: the `checked` decorator. ----------------------------------------------------------
+
+@validation.checked(validation.StepRows("target_probs", "draft_probs"), draft_tokens=validation.DraftTokens(),
+                    gamma=validation.Count(1, lambda arguments: len(arguments["draft_tokens"]) + 1),
+                    label=validation.OrNone(validation.OneOf("a", "b")))
+def _declared(target_probs, draft_probs, draft_tokens, gamma=1, label=None):
+    return target_probs, draft_probs, draft_tokens, gamma, label
+
+
+def test_checked_converts_every_declared_argument_by_position_or_by_name():
+    by_position = _declared(TARGET_PROBS.tolist(), DRAFT_PROBS.tolist(), (np.int64(0), 1), 3, "b")
+    by_name = _declared(label="b", gamma=3, draft_tokens=(np.int64(0), 1),
+                        draft_probs=DRAFT_PROBS.tolist(), target_probs=TARGET_PROBS.tolist())
+    for result in (by_position, by_name):
+        target, draft, tokens, gamma, label = result
+        assert target.dtype == draft.dtype == np.float64 and target.shape == (3, 4)
+        assert tokens == [0, 1] and type(tokens[0]) is int and (gamma, label) == (3, "b")
+    assert _declared(TARGET_PROBS, DRAFT_PROBS, [0, 1])[3:] == (1, None)  # defaults pass the checks too
+
+
+@pytest.mark.parametrize(
+    "changes, error, words",
+    [
+        (dict(gamma=4), ValueError, ["gamma must be an integer in 1 … 3, got 4"]),  # a bound read from another argument
+        (dict(label="c"), ValueError, ["label must be one of 'a', 'b', got 'c'"]),
+        (dict(draft_tokens=[0, 4]), ValueError, ["draft_tokens[1] = 4"]),
+        (dict(draft_probs=[[0.5, 0.5]]), ValueError, ["one row more"]),
+    ],
+)
+def test_checked_refuses_in_the_declared_words(changes, error, words):
+    arguments = dict(target_probs=TARGET_PROBS, draft_probs=DRAFT_PROBS, draft_tokens=[0, 1]) | changes
+    with pytest.raises(error) as raised:
+        _declared(**arguments)
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+
+
+def test_checked_keeps_the_name_and_docstring_and_refuses_a_name_that_is_no_parameter():
+    assert specdec.acceptance_rate.__name__ == "acceptance_rate" and "Examples" in specdec.acceptance_rate.__doc__
+    with pytest.raises(TypeError, match=r"@checked names \['gama'\], which .*\bf has no parameter for"):
+        @validation.checked(gama=validation.Count())
+        def f(gamma):
+            return gamma

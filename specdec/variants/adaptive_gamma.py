@@ -43,12 +43,10 @@ import numpy as np
 
 from .. import validation
 from ..text.generation import Generation, check_pair_generation, draft_and_verify, speculative_generate
+from ..limits import DEFAULT_MAX_GAMMA
 from ..theory import acceptance_rates, optimal_gamma
 
 SCHEDULES = ("heuristic", "fixed", "oracle")
-
-#: The largest γ any schedule here drafts.
-DEFAULT_MAX_GAMMA = 20
 
 #: Hugging Face's starting ``num_assistant_tokens`` in the versions whose default schedule was "heuristic".
 HEURISTIC_START = 5
