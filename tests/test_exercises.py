@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 import specdec
 from specdec import theory
 from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
-from specdec.exercises import EXERCISE_NAMES, CheckResult, check, hints
-from specdec.exercises.registry import EXERCISES
+from specdec.exercises import EXERCISE_NAMES, CheckResult, check
+from specdec.exercises import checker, mistakes
+from specdec.exercises.checker import EXERCISES
 
 
 def cases_for(name):
@@ -143,7 +144,8 @@ def test_the_feedback_uses_learner_words(name):
     exercise = EXERCISES[name]
     texts = [case.label for case in exercise.cases()] + [mistake.hint for mistake in exercise.mistakes]
     texts += [check(name, RIGHT[name]).message, check(name, lambda *args: None).message, exercise.passed_means]
-    texts += [value for value in vars(hints).values() if isinstance(value, str)]
+    texts += [symptom.hint for symptom in mistakes.SYMPTOMS]
+    texts += [value for module in (checker, mistakes) for value in vars(module).values() if isinstance(value, str)]
     for word in ("SPEC", "contract", "nbval"):
         assert not any(word in text for text in texts), word
 
@@ -451,6 +453,18 @@ def test_optimal_gamma_that_returns_a_numpy_integer():
         return best + 1, values[best]  # the mistake: numpy.int64
 
     assert "return Python ints, not numpy integers" in check("optimal_gamma", with_argmax).message
+
+
+def test_optimal_gamma_that_returns_the_argmax_as_gamma():
+    def argmax_without_one(alpha, c):
+        values = [speedup(alpha, gamma, c) for gamma in range(1, 21)]
+        best = np.argmax(values)
+        return best, values[best]  # the mistake: the position in the list, counted from 0, not γ
+
+    result = check("optimal_gamma", argmax_without_one)
+    assert not result.passed and result.case.label == "the table of best γ (α = 0.6, c = 10)"
+    assert re.search(r"expected +\(3, 1\.67", result.message) and re.search(r"got +\(np\.int64\(2\), 1\.67", result.message)
+    assert result.hint.startswith("np.argmax gives the position of the best speedup in your list, counted from 0")
 
 
 @pytest.mark.parametrize("name", ["acceptance_rate", "residual_distribution", "expected_tokens", "speedup",

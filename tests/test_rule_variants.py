@@ -23,7 +23,7 @@ import pytest
 from specdec import core
 from specdec.core import check_step_arguments, normalised_for_choice, residual_distribution, unchecked_residual
 from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
-from specdec.exercises.registry import EXERCISES
+from specdec.exercises.checker import EXERCISES
 
 MARKER = "# the mistake"
 CHECK_LINE = "target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)"

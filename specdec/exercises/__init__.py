@@ -1,9 +1,10 @@
-"""Self-study exercises with automatic feedback: implement the rule yourself (notebook 09).
+"""Self-study exercises with automatic feedback: implement the rule yourself (the exercises notebook).
 
 `check(name, function)` runs your function and specdec's on the same cases — the worked examples,
 edge cases and seeded random ones — and compares the values, the types, the generator's state
 afterwards and your inputs. On a failure it shows the first failing case and a hint for the mistake
-your outputs match, found by running known wrong versions on the same cases.
+your outputs match, found by running known wrong versions on the same cases. `quiz` holds the
+questions at the end of each lesson notebook.
 
 What is simplified: the checker can only name mistakes it knows; an unknown one still gets the
 failing case in full, and for the verify step a trace of what the correct rule does on it.
@@ -16,8 +17,6 @@ failing case in full, and for the verify step a trace of what the correct rule d
          run this one again.
 """
 
-from .checker import check
-from .registry import EXERCISE_NAMES
-from .result import CheckResult
+from .checker import EXERCISE_NAMES, CheckResult, check
 
 __all__ = ["EXERCISE_NAMES", "CheckResult", "check"]

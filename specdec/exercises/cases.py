@@ -1,16 +1,14 @@
 """The inputs every exercise is checked on: the worked examples, chosen edge cases and seeded random ones.
 
-Each `Case` keeps its inputs frozen (read-only arrays, tuples) and hands out fresh, writable copies
-on every call of `Case.arguments`, so that the learner's function, the reference and each known
-mistake all start from the same inputs and the same generator state, and a function that changes
-its inputs can be caught by comparing them afterwards.
+A `Case` keeps its inputs frozen (read-only arrays, tuples) and hands out fresh, writable copies on
+every call of `Case.arguments`, so the learner's function, the reference and each known mistake all
+start from the same inputs and the same generator state, and a function that changes its inputs is
+caught by comparing them afterwards. The first failure a learner sees is on small inputs: worked
+examples first, then small random ones, then edge cases, then larger random ones (up to V = 64
+tokens and γ = 8 draft tokens, the bounds the notebooks work within).
 
-Cases are ordered so that the first failure a learner sees is on small inputs: the worked examples
-first, then small random ones, then edge cases, then the larger random ones (up to V = 64 tokens and
-γ = 8 draft tokens, the bounds the notebooks work within).
-
-What is simplified: the random rows come from `specdec.rows.random_rows` (Dirichlet draws), not
-from language models; what the exercises check is the rule, which must hold for any rows.
+What is simplified: the random rows are Dirichlet draws (`specdec.rows.random_rows`), not language
+models; what the exercises check is the rule, which must hold for any rows.
 
 >>> [case.label for case in expected_tokens_cases()[:3]]
 ['worked example (α = 0.8)', 'worked example (α = 1: every draft token passes)', 'worked example (α = 0)']
@@ -29,6 +27,7 @@ from ..broken_rules import EDGE_CASES, rigged_generator
 from ..core import sample_draft
 from ..theory import speedup
 
+
 @dataclass(frozen=True)
 class Case:
     """One set of inputs for an exercise.
@@ -36,23 +35,20 @@ class Case:
     Attributes
     ----------
     label : str
-        What the case is, in words ("the worked example", "random pair, V = 16").
+        What the case is, in words ("the worked example", "random pair (V = 16, seed 3)").
     inputs : tuple of (str, object)
-        The arguments by name, frozen; `arguments` returns fresh copies. For `speculative_step` the
-        generator is not among them: it is made fresh from `seed` (and `first_uniform`).
-    seed : int or None
-        Seed of the generator handed to `speculative_step`.
-    first_uniform : float or None
-        If set, the generator's first ``rng.random()`` is exactly this value
-        (`specdec.broken_rules.rigged_generator`).
+        The arguments by name, frozen. For `speculative_step` the generator is not among them: it is
+        made fresh from `seed` (and `first_uniform`) and handed over last, as ``rng``.
+    seed, first_uniform : int or None, float or None
+        The generator's seed; if `first_uniform` is set, its first ``rng.random()`` is exactly that
+        value (`specdec.broken_rules.rigged_generator`).
     tags : frozenset of str
-        What is special about the case, for the diagnosis: "alpha_one", "zero_residual",
+        What is special about the case, for naming a mistake: "alpha_one", "zero_residual",
         "zero_over_zero", "impossible_token_at_u_zero", "tie".
     precision : int
         Digits to show its arrays with; more where rounding is what the case is about.
     source : str
-        Where the case comes from: "worked" (the worked example of the notebooks), "paper" (Leviathan
-        et al.), "edge" or "random".
+        "worked" (the notebooks' worked examples), "paper" (Leviathan et al.), "edge" or "random".
     """
 
     label: str
@@ -63,6 +59,11 @@ class Case:
     precision: int = 4
     source: str = "edge"
 
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameter names, in order, ``rng`` last where the case has a generator."""
+        return tuple(name for name, _ in self.inputs) + (() if self.seed is None else ("rng",))
+
     def arguments(self) -> tuple:
         """Fresh copies of the inputs, in order, followed by a fresh generator if the case has one.
 
@@ -71,10 +72,9 @@ class Case:
         >>> draft_tokens, rng.random() == np.random.default_rng(0).random()
         ([0, 1], True)
         """
-        fresh = tuple(_fresh(value) for _, value in self.inputs)
-        if self.seed is None:
-            return fresh
-        return fresh + (self.generator(),)
+        fresh = tuple(np.array(value) if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple)
+                      else value for _, value in self.inputs)
+        return fresh if self.seed is None else fresh + (self.generator(),)
 
     def generator(self) -> np.random.Generator:
         """A fresh copy of the case's generator, in its starting state."""
@@ -88,14 +88,6 @@ class Case:
             return f"np.random.default_rng({self.seed})"
         return (f"rigged_generator({self.first_uniform!r}, seed={self.seed})\n"
                 f"# from specdec.broken_rules: its first rng.random() returns exactly {self.first_uniform!r}")
-
-
-def _fresh(value):
-    if isinstance(value, np.ndarray):
-        return np.array(value, dtype=value.dtype)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
 
 
 def _frozen(array_like) -> np.ndarray:
@@ -121,7 +113,6 @@ def pair_cases() -> tuple[Case, ...]:
     True
     """
     equal = rows.random_rows(0, 5, 1.0, np.random.default_rng(11))[0][0]
-    one_hot = np.eye(6)[2]
     spread = rows.random_rows(1, 6, 0.0, np.random.default_rng(12))[1][0]
     small = [_random_pair(100 + i, vocab, closeness)
              for i, (vocab, closeness) in enumerate([(2, 0.0), (3, 0.5), (4, 0.2), (5, 0.8), (3, 0.0), (6, 0.6)])]
@@ -130,7 +121,7 @@ def pair_cases() -> tuple[Case, ...]:
         _pair_case("no overlap: p and q on different tokens", [0.6, 0.4, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]),
         _pair_case("a token neither model can produce (p(x) = q(x) = 0)", [0.5, 0.5, 0.0], [0.2, 0.8, 0.0],
                    tags={"zero_over_zero"}),
-        _pair_case("p puts all its mass on one token", one_hot, spread),
+        _pair_case("p puts all its mass on one token", np.eye(6)[2], spread),
     ]
     large = [_random_pair(200 + i, vocab, closeness)
              for i, (vocab, closeness) in enumerate(
@@ -144,10 +135,8 @@ def _step_case(label, target_probs, draft_probs, draft_tokens, seed, first_unifo
                source="edge") -> Case:
     target = _frozen(target_probs)
     draft = _frozen(draft_probs) if len(draft_probs) else _frozen(np.empty((0, target.shape[1])))
-    tokens = tuple(int(t) for t in draft_tokens)
-    inputs = (("target_probs", target), ("draft_probs", draft), ("draft_tokens", tokens))
-    return Case(label, inputs, seed=seed, first_uniform=first_uniform, tags=frozenset(tags), precision=precision,
-                source=source)
+    inputs = (("target_probs", target), ("draft_probs", draft), ("draft_tokens", tuple(int(t) for t in draft_tokens)))
+    return Case(label, inputs, seed, first_uniform, frozenset(tags), precision, source)
 
 
 def _random_step(seed: int, gamma: int, vocab: int, closeness: float) -> Case:
@@ -242,8 +231,7 @@ def speedup_cases() -> tuple[Case, ...]:
     ]
     rng = np.random.default_rng(8)
     randoms = [_scalars("seeded random α, γ and c", source="random", alpha=float(rng.random()),
-                        gamma=int(rng.integers(1, 21)),
-                        c=float(rng.uniform(1.5, 100))) for _ in range(10)]
+                        gamma=int(rng.integers(1, 21)), c=float(rng.uniform(1.5, 100))) for _ in range(10)]
     return (*spec, *free, *edges, *randoms)
 
 

@@ -1,29 +1,667 @@
-"""`check(name, function)`: run a learner's function on every case and compare it with specdec's.
+"""`check(name, function)`: run a learner's function on every case, compare it with specdec's, and
+name the mistake behind the first failure.
 
-For each case the learner's function and the reference get fresh copies of the same inputs (and
-the verify step a fresh generator in the same state). The first case where they disagree is shown
-in full — inputs, expected, got — with the hint for the mistake it matches (`diagnosis.py`).
-Nothing the learner's code does can make `check` itself fail or hang: exceptions, NaN, odd return
-values and a call that does not return within `TIME_LIMIT` all become feedback.
+For each case the learner's function, the reference and every known mistake get fresh copies of
+the same inputs (and, for the verify step, a fresh generator in the same state). A call is recorded
+as an `Outcome`: its value or exception, the inputs it changed, whether it drew from numpy's or
+Python's global generator (whose state is put back), the generator's state afterwards. Nothing the
+learner's code does can make `check` fail or hang: exceptions, NaN and odd return values become
+feedback, numpy's warnings are silenced, and a call that has not returned within its time limit is
+stopped by a trace function (``sys.settrace``) that raises `TimedOut` at its next line.
+
+The first thing wrong with an outcome is found in the order a learner should fix things: an
+exception, the global generator, a changed input, a wrong value, the generator left in another
+state, then the type of a right value. Floats agree within a relative 1e-9 (a textbook formula and
+the reference's rounding-safe one differ in the last digits); tokens and generator states exactly.
+
+The hint for a failure comes, in this order, from the problem itself (a type, a changed input), from
+what the failing case gives away (`mistakes.SYMPTOMS`), or from the known wrong versions
+(`mistakes.MISTAKES`): each is run on the same cases, and the first whose outcomes the learner's
+function reproduces is named — on every case for the verify step, whose random draws tell apart
+mistakes that agree on most seeds; on every case whose value is wrong for the others. If nothing
+matches, the feedback still shows the failing case in full, and for the verify step what the
+correct rule does on it, draw by draw.
+
+What is simplified: the checker can only name mistakes it knows, and the time limit stops a Python
+loop, not a single long call inside numpy's compiled code.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import numbers
+import os
+import random
+import re
+import sys
+import sysconfig
+import textwrap
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-from . import hints
+from .. import core, palette, theory
+from . import cases as _cases
 from .cases import Case
-from .comparisons import Problem
-from .diagnosis import diagnose, draws_made
-from .registry import EXERCISE_NAMES, EXERCISES, Exercise
-from .result import CheckResult, Row
-from .running import Outcome, error_text, run, where_it_raised
+from .mistakes import MISTAKES, SYMPTOMS, Mistake
 
-#: Seconds the learner's function may take on one case before the check stops it. The reference
-#: takes well under a millisecond on every case.
+#: Seconds the learner's function may take on one case; the reference takes well under a millisecond.
 TIME_LIMIT = 5.0
+#: How many draws `draws_made` looks through before it gives up.
+MAX_COUNTED_DRAWS = 256
+#: Width the prose rows (hints) are wrapped to in the text form.
+TEXT_WIDTH = 100
+
+NOT_IMPLEMENTED = ("replace `raise NotImplementedError` in the cell above with your code, run that cell, then "
+                   "run this one again.")
+TIMED_OUT = ("your function did not return in time: look for a loop that never ends, such as a `while` loop "
+             "whose condition never changes or a counter that is never moved on. Call it on the inputs above "
+             "by itself; if it hangs, interrupt the kernel (the ■ button).")
+
+# --- Running one case ----------------------------------------------------------------------------
+
+
+class TimedOut(BaseException):
+    """Raised inside a learner's function whose time is up; a BaseException, like KeyboardInterrupt,
+    so that an ``except Exception`` in the learner's code does not swallow it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call did: its value or error, the parameters whose arrays or lists it changed (and what
+    they then held), those whose arrays share memory with the value returned, the generator's state
+    afterwards, whether it drew from a global generator, whether it was stopped."""
+
+    value: object = None
+    error: Exception | None = None
+    changed_inputs: tuple = ()
+    changed_values: tuple = ()
+    aliased_inputs: tuple = ()
+    rng_state: dict | None = None
+    used_global_rng: bool = False
+    timed_out: bool = False
+
+    @property
+    def error_text(self) -> str:
+        """'ValueError: probabilities contain NaN': the exception's type and message, kept short."""
+        try:
+            message = str(self.error)
+        except Exception:  # a learner's own exception class can have a broken __str__
+            message = ""
+        message = message if len(message) <= 300 else message[:300] + " …"
+        return f"{type(self.error).__name__}: {message}" if message else type(self.error).__name__
+
+
+def run(function, case: Case, time_limit: float | None = None) -> Outcome:
+    """Call `function` on fresh copies of the case's inputs and record what happened.
+
+    >>> run(lambda target, draft: float(target @ draft), _cases.pair_cases()[0]).value
+    0.25
+    """
+    arguments = case.arguments()
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    value = error = None
+    timed_out = False
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+
+    def stop_when_late(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise TimedOut
+        return stop_when_late
+
+    previous_trace = sys.gettrace()
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            if deadline is not None:
+                sys.settrace(stop_when_late)
+            value = function(*arguments)
+        except TimedOut:
+            timed_out = True
+        except Exception as raised:  # the learner's code: any exception is feedback
+            error = raised
+        finally:
+            if deadline is not None:
+                sys.settrace(previous_trace)
+    now = np.random.get_state()
+    used_global_rng = (now[2] != numpy_state[2] or not np.array_equal(now[1], numpy_state[1])
+                       or now[3:] != numpy_state[3:] or random.getstate() != python_state)
+    np.random.set_state(numpy_state)
+    random.setstate(python_state)
+    changed, changed_values, aliased = [], [], []
+    for (parameter, original), given in zip(case.inputs, arguments):
+        if not _unchanged(given, original):
+            changed.append(parameter)
+            changed_values.append(given)
+        if isinstance(value, np.ndarray) and isinstance(given, np.ndarray) and np.shares_memory(value, given):
+            aliased.append(parameter)
+    rng_state = arguments[-1].bit_generator.state if case.seed is not None else None
+    return Outcome(value, error, tuple(changed), tuple(changed_values), tuple(aliased), rng_state, used_global_rng,
+                   timed_out)
+
+
+def _unchanged(given, original) -> bool:
+    if isinstance(original, np.ndarray):
+        return (isinstance(given, np.ndarray) and given.shape == original.shape
+                and given.dtype == original.dtype and np.array_equal(given, original))
+    if isinstance(original, tuple):  # handed over as a list
+        return isinstance(given, list) and given == list(original) and all(type(t) is int for t in given)
+    return True  # scalars are immutable
+
+
+_LIBRARY_DIRECTORIES = tuple(os.path.realpath(path) + os.sep for path in (
+    os.path.dirname(np.__file__), os.path.dirname(os.path.dirname(__file__)), sysconfig.get_paths()["stdlib"]))
+
+
+def where_it_raised(error: Exception) -> str | None:
+    """The line of the learner's own code where `error` was raised or passed through: frames inside
+    numpy, specdec and the standard library are skipped, so a ``rng.choice`` that refuses NaN
+    probabilities is reported at the learner's line that called it."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        compiled = frame.filename.endswith((".pyx", ".pxd")) or frame.filename.startswith("<frozen")
+        if compiled or os.path.realpath(frame.filename).startswith(_LIBRARY_DIRECTORIES):
+            continue
+        code = (frame.line or "").strip()
+        place = f"line {frame.lineno} of your {frame.name}"
+        return f"{place}: {code}" if code else place
+    return None
+
+
+# --- Comparing one outcome with the reference's --------------------------------------------------
+
+GLOBAL_RNG = ("you drew from numpy's global generator (np.random.random, np.random.choice, …) or Python's "
+              "random module: draw from the rng argument instead (rng.random(), rng.choice(V, p=…)), so that "
+              "the caller's seed decides the tokens.")
+NUMPY_INTEGERS = ("return Python ints, not numpy integers: an element of a numpy array, np.argmax and rng.choice "
+                  "over an array all give numpy integers, so convert each with int(…) before you return it.")
+RETURN_FLOAT = "return one Python float."
+RETURN_ARRAY = "return a numpy float array of shape (V,), e.g. np.asarray(values, dtype=float)."
+RETURN_TOKEN_LIST = "return a list of Python ints, e.g. [0, 1, 2]."
+RETURN_PAIR = "return a tuple (γ, speedup): return best_gamma, best_speedup."
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with one outcome; kind is "error", "global_rng", "changed_input", "value",
+    "draws", "aliased" or "type"."""
+
+    kind: str
+    summary: str
+    hint: str | None = None
+
+
+def close(got: float, expected: float) -> bool:
+    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def describe_type(value) -> str:
+    """'a list', 'a numpy.ndarray', 'None' …: how to name what a function returned."""
+    if value is None:
+        return "None"
+    kind = type(value)
+    module = "" if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]}."
+    return f"{'an' if (module or kind.__name__)[0] in 'aeiou' else 'a'} {module}{kind.__name__}"
+
+
+def as_number(value) -> float | None:
+    """`value` as a float if it is one real number (a 1-element array counts), else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        if isinstance(value, numbers.Real):
+            return float(value)
+        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+            return float(value.reshape(-1)[0])
+    except (OverflowError, TypeError, ValueError):
+        pass
+    return None
+
+
+def _as_vector(value) -> np.ndarray | None:
+    if not isinstance(value, (np.ndarray, list, tuple)):
+        return None
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return array.astype(np.float64, copy=False) if array.dtype.kind in "biuf" else None  # no complex, text, objects
+
+
+def as_tokens(value) -> list[int] | None:
+    """`value` as a list of ints if it is a 1-D sequence of integers, else None."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            return None
+        value = list(value)
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_)) for t in value):
+        return None
+    return [int(t) for t in value]
+
+
+def _as_pair(value) -> tuple[int, float] | None:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return None
+    gamma, best = value[0], as_number(value[1])
+    if isinstance(gamma, (bool, np.bool_)) or not isinstance(gamma, numbers.Integral) or best is None:
+        return None
+    return int(gamma), best
+
+
+def _float_type(value, what: str = "the value") -> Problem | None:
+    if type(value) is float:
+        return None
+    if isinstance(value, np.floating):
+        return Problem("type", f"{what} is right but it is a numpy float ({type(value).__name__})",
+                       "return a Python float, not a numpy float: wrap the result in float(…), as in "
+                       "float(np.minimum(p, q).sum()).")
+    if isinstance(value, numbers.Integral):
+        return Problem("type", f"{what} is right but it is an int, not a float",
+                       "return a Python float even when the value is a whole number: float(gamma + 1), not gamma + 1.")
+    return Problem("type", f"{what} is right but it is {describe_type(value)}, not a Python float", RETURN_FLOAT)
+
+
+def _compare_float(expected, got) -> Problem | None:
+    number = as_number(got.value)
+    if number is None:
+        return Problem("type", f"your function returned {describe_type(got.value)}, not a number", RETURN_FLOAT)
+    return Problem("value", "the value differs") if not close(number, expected.value) else _float_type(got.value)
+
+
+def _compare_residual(expected, got) -> Problem | None:
+    vector = _as_vector(got.value)
+    if vector is None:
+        dtype = getattr(got.value, "dtype", None)
+        what = describe_type(got.value) + (f" of {dtype}" if dtype is not None else "")
+        return Problem("type", f"your function returned {what}, not an array of real numbers", RETURN_ARRAY)
+    if vector.shape != expected.value.shape:
+        return Problem("value", f"the shape is {vector.shape}, not {expected.value.shape}")
+    if not np.allclose(vector, expected.value, rtol=0, atol=1e-9):
+        return Problem("value", "the values differ")
+    if got.aliased_inputs:
+        return Problem("aliased", f"the values are right, but the array you returned is {got.aliased_inputs[0]} "
+                                  "itself (or a view of it)",
+                       "your result is the caller's array itself (or a view of it), so changing one changes the "
+                       "other: return a new array, e.g. np.array(target, dtype=float) in the fallback.")
+    if not isinstance(got.value, np.ndarray):
+        return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_ARRAY)
+    if got.value.dtype != np.float64:
+        return Problem("type", f"the values are right but the array's dtype is {got.value.dtype}", RETURN_ARRAY)
+    return None
+
+
+def _compare_step(expected, got) -> Problem | None:
+    tokens = as_tokens(got.value)
+    if tokens is None:
+        return Problem("type", f"your function returned {describe_type(got.value)}, not a list of token ids",
+                       RETURN_TOKEN_LIST)
+    if tokens != expected.value:
+        return Problem("value", "the tokens differ")
+    if got.rng_state != expected.rng_state:
+        return Problem("draws", "the tokens are right, but rng ended in another state than the rule leaves it in")
+    if not isinstance(got.value, list):
+        return Problem("type", f"the tokens are right but you returned {describe_type(got.value)}", RETURN_TOKEN_LIST)
+    kinds = sorted({type(token).__name__ for token in got.value if type(token) is not int})
+    if kinds:
+        return Problem("type", f"the tokens are right but they are numpy integers ({', '.join(kinds)})",
+                       NUMPY_INTEGERS)
+    return None
+
+
+def _compare_pair(expected, got) -> Problem | None:
+    pair = _as_pair(got.value)
+    if pair is None:
+        return Problem("type", f"your function returned {describe_type(got.value)}, not a pair (γ, speedup)",
+                       RETURN_PAIR)
+    if pair[0] != expected.value[0] or not close(pair[1], expected.value[1]):
+        return Problem("value", "the best γ or its speedup differs")
+    if not isinstance(got.value, tuple):
+        return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_PAIR)
+    if type(got.value[0]) is not int:
+        return Problem("type", f"γ is right but it is a {type(got.value[0]).__name__}", NUMPY_INTEGERS)
+    return _float_type(got.value[1], "the speedup")
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    """What an exercise returns: `compare` finds what is wrong with an outcome against the reference's,
+    `normalise` turns a value into what two outcomes must agree on (None if it is not such a value)
+    and `agree` says whether two normalised values do."""
+
+    compare: Callable
+    normalise: Callable
+    agree: Callable
+
+    def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
+        """The first thing wrong with `got`, compared with the reference's `expected`; None if nothing."""
+        if got.error is not None:
+            return Problem("error", f"your function raised {got.error_text}")
+        if got.used_global_rng:
+            return Problem("global_rng", "your function drew from numpy's (or Python's) global random generator",
+                           GLOBAL_RNG)
+        if got.changed_inputs:
+            listed = " and ".join(got.changed_inputs)
+            return Problem("changed_input", f"after the call, {', '.join(got.changed_inputs)} differed from what was "
+                           "passed in", f"you changed the caller's array ({listed}): the caller still needs it. Work "
+                           "on new arrays (p - q makes a new one, p -= q overwrites p), or copy first with "
+                           "np.array(target, dtype=float).")
+        return self.compare(expected, got)
+
+    def same_result(self, first: Outcome, second: Outcome) -> bool:
+        """The same exception type, or the same value (up to tolerance and Python/numpy types) and the
+        same generator state: what matters for naming a mistake."""
+        if first.error is not None or second.error is not None:
+            return type(first.error) is type(second.error)
+        a, b = self.normalise(first.value), self.normalise(second.value)
+        return first.rng_state == second.rng_state and (a is None and b is None or (
+            a is not None and b is not None and self.agree(a, b)))
+
+
+FLOAT = ResultKind(_compare_float, as_number, lambda a, b: close(a, b) or (math.isnan(a) and math.isnan(b)))
+DISTRIBUTION = ResultKind(_compare_residual, _as_vector,
+                          lambda a, b: a.shape == b.shape and np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True))
+TOKENS = ResultKind(_compare_step, as_tokens, lambda a, b: a == b)
+GAMMA_AND_SPEEDUP = ResultKind(_compare_pair, _as_pair, lambda a, b: a[0] == b[0] and close(a[1], b[1]))
+
+# --- The exercises ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One function the learner writes: specdec's own `reference`, the `cases` it is checked on (in
+    order), what it returns (`result`), what a pass means, and optionally how to `explain` what the
+    reference does on a case."""
+
+    name: str
+    reference: Callable
+    cases: Callable[[], tuple[Case, ...]]
+    result: ResultKind
+    passed_means: str
+    explain: Callable[[Case], str] | None = None
+
+    @property
+    def mistakes(self) -> tuple[Mistake, ...]:
+        return tuple(MISTAKES.get(self.name, ()))
+
+
+def explain_step(case: Case) -> str:
+    """What the correct rule does on a case, draw by draw, in words.
+
+    >>> print(explain_step(_cases.step_cases()[1]))
+    position 0: draft token 3, p(3) = 0, q(3) = 0.25; u = 0.637 ≥ min(1, p/q) = 0: rejected
+        replacement drawn from the residual [0.8333, 0.1667, 0, 0]: token 0, and the step ends
+    """
+    target_probs, draft_probs, draft_tokens, rng = case.arguments()
+    trace = core.trace_step(target_probs, draft_probs, draft_tokens, rng)
+    lines = []
+    for position in trace.positions:
+        u, threshold, token = position.uniform, position.acceptance_probability, position.draft_token
+        d = _digits_to_tell_apart(u, threshold)
+        lines.append(f"position {position.index}: draft token {token}, p({token}) = {position.target_prob:.{d}g}, "
+                     f"q({token}) = {position.draft_prob:.{d}g}; u = {u:.{d}g} {'<' if position.accepted else '≥'} "
+                     f"min(1, p/q) = {threshold:.{d}g}: {'accepted' if position.accepted else 'rejected'}")
+        if not position.accepted:
+            i = position.index
+            if np.maximum(target_probs[i] - draft_probs[i], 0.0).sum() > 0:
+                vector = position.residual
+                source = f"the residual {'(V = %d)' % vector.size if vector.size > 8 else _short(vector)}"
+            else:
+                source = "p itself (max(0, p − q) has no mass here: the fallback)"
+            lines.append(f"    replacement drawn from {source}: token {position.resampled_token}, and the step ends")
+    if trace.all_accepted:
+        every = "every draft token accepted" if trace.positions else "no draft tokens"
+        lines.append(f"{every}: bonus token drawn from the last row of target_probs: token {trace.bonus_token}")
+    return "\n".join(lines)
+
+
+def _short(vector) -> str:
+    return "[" + ", ".join(f"{value:.4g}" for value in vector) + "]"
+
+
+def _digits_to_tell_apart(u: float, threshold: float) -> int:
+    """Fewest significant digits (at least 4) that show u and the threshold in their true order,
+    and show no value below 1 as 1 (a u of 1 − 2⁻⁵³ must not read as 1)."""
+    for digits in range(4, 18):
+        shown_u, shown_threshold = float(f"{u:.{digits}g}"), float(f"{threshold:.{digits}g}")
+        ordered = ((shown_u < shown_threshold) == (u < threshold) and (shown_u == shown_threshold) == (u == threshold))
+        if ordered and (shown_u < 1 or u == 1) and (shown_threshold < 1 or threshold == 1):
+            return digits
+    return 17
+
+
+EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (  # in the order notebook 09 poses them
+    Exercise("acceptance_rate", core.acceptance_rate, _cases.pair_cases, FLOAT,
+             "each value within 1e-9 of specdec.acceptance_rate's, returned as a Python float, and your inputs "
+             "left unchanged"),
+    Exercise("residual_distribution", core.residual_distribution, _cases.pair_cases, DISTRIBUTION,
+             "each array within 1e-9 of specdec.residual_distribution's, returned as a new float array, and your "
+             "inputs left unchanged"),
+    Exercise("speculative_step", core.speculative_step, _cases.step_cases, TOKENS,
+             "the same tokens as specdec.speculative_step, rng left in the same state (the same draws in the same "
+             "order), a list of Python ints, and your inputs left unchanged", explain_step),
+    Exercise("expected_tokens", core.expected_tokens, _cases.expected_tokens_cases, FLOAT,
+             "each value within a relative 1e-9 of specdec.expected_tokens's, returned as a Python float"),
+    Exercise("speedup", theory.speedup, _cases.speedup_cases, FLOAT,
+             "each value within a relative 1e-9 of specdec.speedup's, returned as a Python float"),
+    Exercise("optimal_gamma", theory.optimal_gamma, _cases.optimal_gamma_cases, GAMMA_AND_SPEEDUP,
+             "the same best γ and speedup as specdec.optimal_gamma, returned as a tuple (int, float)"),
+)}
+
+#: The exercises, in the order notebook 09 poses them.
+EXERCISE_NAMES = tuple(EXERCISES)
+
+# --- Naming the mistake ----------------------------------------------------------------------------
+
+
+def draws_made(case: Case, state: dict | None, limit: int = MAX_COUNTED_DRAWS) -> int | None:
+    """How many 64-bit draws take the case's fresh generator to `state`; None if not within `limit`.
+    Every draw the rule makes, ``rng.random()`` or ``rng.choice(V, p=…)``, uses one 64-bit output.
+
+    >>> case = _cases.step_cases()[0]
+    >>> rng = case.generator()
+    >>> _ = rng.random(), rng.random(), rng.random()
+    >>> draws_made(case, rng.bit_generator.state)
+    3
+    """
+    if state is None:
+        return None
+    bit_generator = case.generator().bit_generator
+    for count in range(limit + 1):
+        if bit_generator.state == state:
+            return count
+        bit_generator.advance(1)
+    return None
+
+
+def _draw_count_hint(rule_draws: int | None, your_draws: int | None) -> str:
+    if rule_draws is not None and your_draws is not None:
+        counted = f"here the rule made {rule_draws} draws from rng and yours made {your_draws}. "
+    else:
+        counted = "your function drew from rng differently (other methods, or a different number of draws). "
+    return ("your tokens are right but rng ended in another state: " + counted +
+            "Make exactly one rng.random() per visited position, then one rng.choice(V, p=…) — the replacement "
+            "or the bonus — and nothing else, so that the caller's next draws are what they expect.")
+
+
+def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tuple[str | None, str | None]:
+    """The hint for `problems[index]`, the first failure, and where real code made the same mistake."""
+    problem, case, outcome = problems[index], cases[index], got[index]
+    if problem.hint:
+        return problem.hint, None
+    symptoms = [s for s in SYMPTOMS if exercise.name in s.exercises and problem.kind in s.kinds]
+    for symptom in symptoms:
+        if not symptom.last_resort and symptom.shows(case, outcome):
+            return symptom.hint, None
+    if case.seed is not None:  # random draws: every case, to tell apart mistakes that agree on most seeds
+        relevant = [index] + [i for i in range(len(cases)) if i != index]
+    else:
+        relevant = ([index] if problem.kind == "error" else []) + [
+            i for i, p in enumerate(problems) if p is not None and p.kind == "value"]
+    for known in exercise.mistakes if relevant else ():
+        if all(exercise.result.same_result(run(known.function, cases[i]), got[i]) for i in relevant):
+            return known.hint, known.in_practice
+    if problem.kind == "draws":
+        return _draw_count_hint(draws_made(case, expected[index].rng_state), draws_made(case, outcome.rng_state)), None
+    for symptom in symptoms:
+        if symptom.last_resort and symptom.shows(case, outcome):
+            return symptom.hint, None
+    return None, None
+
+
+# --- The feedback ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class Row:
+    """One labelled row of feedback; `code` rows keep their line breaks and are shown in monospace."""
+
+    label: str
+    text: str
+    code: bool = False
+
+
+@dataclass(frozen=True, repr=False)
+class CheckResult:
+    """What `check` found: whether the function passed, and feedback a learner can act on.
+
+    It shows the same rows as plain text (`message`) and as HTML in a notebook. No colour carries
+    meaning alone: the headline starts with ✓ or ✗ and says in words what happened.
+
+    Attributes
+    ----------
+    name : str
+        The exercise ("speculative_step", …).
+    status : str
+        "passed", "failed" or "not implemented".
+    headline : str
+        The first line of the feedback, starting with ✓ or ✗.
+    rows : tuple of Row
+        The details: the failing case's inputs, what was expected, what came back, the hint, …
+    hint : str or None
+        The hint for the mistake the failure matches, if one does.
+    case : Case or None
+        The first failing case; ``result.case.arguments()`` gives fresh copies of its inputs
+        (and a fresh generator), to call your function on it again.
+
+    Examples
+    --------
+    >>> result = CheckResult("speedup", "passed", "✓ speedup: all 3 cases pass")
+    >>> result.passed, bool(result)
+    (True, True)
+    >>> result
+    ✓ speedup: all 3 cases pass
+    """
+
+    name: str
+    status: str
+    headline: str
+    rows: tuple = ()
+    hint: str | None = None
+    case: Case | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
+    def message(self) -> str:
+        """The whole feedback as plain text."""
+        width = max((len(row.label) for row in self.rows), default=0) + 2
+        lines = [self.headline]
+        for row in self.rows:
+            body = row.text.split("\n") if row.code else textwrap.wrap(row.text, TEXT_WIDTH - width - 2) or [""]
+            lines += [f"  {row.label if n == 0 else '':<{width}}{line}" for n, line in enumerate(body)]
+        return "\n".join(lines)
+
+    __repr__ = __str__ = lambda self: self.message
+
+    def _repr_html_(self) -> str:
+        colour = {"passed": palette.ACCEPTED, "failed": palette.RESAMPLED, "not implemented": palette.NEUTRAL}
+        cells = []
+        for row in self.rows:
+            text = html.escape(row.text)
+            if row.code:
+                text = f'<pre style="margin:0; white-space:pre-wrap; text-align:left">{text}</pre>'
+            else:
+                text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+            cells.append(
+                '<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; padding:0.15em 1em 0.15em 0">'
+                f'{html.escape(row.label)}</th><td style="text-align:left; vertical-align:top; padding:0.15em 0">'
+                f"{text}</td></tr>")
+        # Inline styles override JupyterLab's, which centre tables and fix their layout.
+        table_style = "border-collapse:collapse; table-layout:auto; margin:0.3em auto 0 0"
+        table = f'<table style="{table_style}">{"".join(cells)}</table>' if cells else ""
+        return (f'<div style="border-left:0.35em solid {colour[self.status]}; padding:0.3em 0.8em; margin:0.2em 0">'
+                f'<div style="font-weight:bold">{html.escape(self.headline)}</div>{table}</div>')
+
+
+def show(value, precision: int = 4, indent: int = 0) -> str:
+    """A value as a learner would type it; arrays wrapped and, when long, shortened with '…'."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=precision, separator=", ", threshold=48, edgeitems=3,
+                               max_line_width=96, suppress_small=False, prefix=" " * indent)
+    if type(value) is float and math.isinf(value):
+        return "math.inf" if value > 0 else "-math.inf"
+    try:
+        text = repr(value)
+    except Exception:  # a learner's own class can have a broken __repr__
+        return f"a {type(value).__name__} object (its repr raised an error)"
+    return text if len(text) <= 2000 else text[:2000] + " …"
+
+
+def _show_inputs(case: Case) -> str:
+    width = max(len(parameter) for parameter in case.parameters)
+    lines = []
+    for parameter, value in zip(case.parameters, case.arguments()):
+        if isinstance(value, np.random.Generator):
+            text = case.generator_text().replace("\n", "\n" + " " * (width + 3))
+        else:
+            text = show(value, precision=case.precision, indent=width + 3)
+        lines.append(f"{parameter:<{width}} = {text}")
+    return "\n".join(lines)
+
+
+def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) -> str:
+    """`shown` (the reference's outcome or the learner's, `got`) as the feedback's expected or got row."""
+    if shown is got and got.error is not None:
+        where = where_it_raised(got.error)
+        return f"{got.error_text}\n(raised at {where})" if where else got.error_text
+    if problem.kind == "changed_input":
+        prefix = "{} after the call: " if shown is got else "{} left as it was passed in: "
+        values = dict(zip(got.changed_inputs, got.changed_values) if shown is got
+                      else zip(case.parameters, case.arguments()))
+        return "\n".join(prefix.format(name) + show(values[name], indent=len(prefix.format(name)))
+                         for name in got.changed_inputs)
+    text = show(shown.value, precision=8)
+    if problem.kind == "draws":
+        draws = draws_made(case, shown.rng_state)
+        text += ("   (rng then in a state that no number of the rule's draws reaches)" if draws is None else
+                 f"   (rng then after {draws} draw{'s' if draws != 1 else ''})")
+    return text
+
+
+def _try_it(name: str, function) -> Row:
+    yours = getattr(function, "__name__", "")
+    yours = yours if yours.isidentifier() else name
+    return Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
+
+
+def _what_the_cases_are(cases) -> str:
+    counts = {source: sum(case.source == source for case in cases) for source in ("worked", "paper", "edge", "random")}
+    parts = [text for count, text in (
+        (counts["worked"], "the worked example" if counts["worked"] == 1 else f"{counts['worked']} worked examples"),
+        (counts["paper"], f"{counts['paper']} from Leviathan et al."),
+        (counts["edge"], "1 edge case" if counts["edge"] == 1 else f"{counts['edge']} edge cases"),
+        (counts["random"], f"{counts['random']} seeded random cases")) if count]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
 def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
@@ -72,9 +710,12 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
         outcome = run(function, case, time_limit)
         if isinstance(outcome.error, NotImplementedError):
             return CheckResult(name, "not implemented", f"✗ {name}: not implemented yet",
-                               (Row("to do", hints.NOT_IMPLEMENTED),))
+                               (Row("to do", NOT_IMPLEMENTED),))
         if outcome.timed_out:
-            return _timed_out(exercise, function, cases, index, time_limit)
+            rows = (Row("problem", f"your function had not returned after {time_limit:g} s, so the check stopped it"),
+                    Row("inputs", _show_inputs(case), code=True), Row("hint", TIMED_OUT), _try_it(name, function))
+            return CheckResult(name, "failed", f"✗ {name} did not finish on case {index + 1} of {len(cases)}: "
+                               f"{case.label}", rows, TIMED_OUT, case)
         got.append(outcome)
     expected = [run(exercise.reference, case) for case in cases]
     problems = [exercise.result.first_problem(e, g) for e, g in zip(expected, got)]
@@ -83,117 +724,16 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
         return CheckResult(name, "passed", f"✓ {name}: all {len(cases)} cases pass",
                            (Row("checked", f"{_what_the_cases_are(cases)}: {exercise.passed_means}."),))
     index = failing[0]
-    diagnosis = diagnose(exercise, cases, expected, got, problems, index)
     case, problem = cases[index], problems[index]
-    rows = [
-        Row("problem", problem.summary),
-        Row("inputs", _show_inputs(exercise, case), code=True),
-        Row("expected", _show_expected(exercise, case, problem, expected[index], got[index]), code=True),
-        Row("got", _show_got(case, problem, got[index]), code=True),
-    ]
-    if diagnosis.rule_trace:
-        rows.append(Row("the rule", diagnosis.rule_trace, code=True))
-    if diagnosis.hint:
-        rows.append(Row("hint", diagnosis.hint))
-    if diagnosis.in_practice:
-        rows.append(Row("in practice", diagnosis.in_practice))
+    hint, in_practice = _diagnose(exercise, cases, expected, got, problems, index)
+    rows = [Row("problem", problem.summary), Row("inputs", _show_inputs(case), code=True),
+            Row("expected", _show_outcome(case, problem, expected[index], got[index]), code=True),
+            Row("got", _show_outcome(case, problem, got[index], got[index]), code=True)]
+    if exercise.explain is not None and problem.kind in ("value", "draws", "error"):
+        rows.append(Row("the rule", exercise.explain(case), code=True))
+    rows += [Row(label, text) for label, text in (("hint", hint), ("in practice", in_practice)) if text]
     rows.append(_try_it(name, function))
     headline = f"✗ {name} fails on case {index + 1} of {len(cases)}: {case.label}"
     if len(failing) > 1:
         headline += f" ({len(failing)} cases fail in all)"
-    return CheckResult(name, "failed", headline, tuple(rows), diagnosis.hint, case)
-
-
-def _timed_out(exercise: Exercise, function, cases, index: int, time_limit: float) -> CheckResult:
-    case = cases[index]
-    rows = (
-        Row("problem", f"your function had not returned after {time_limit:g} s, so the check stopped it"),
-        Row("inputs", _show_inputs(exercise, case), code=True),
-        Row("hint", hints.TIMED_OUT),
-        _try_it(exercise.name, function),
-    )
-    headline = f"✗ {exercise.name} did not finish on case {index + 1} of {len(cases)}: {case.label}"
-    return CheckResult(exercise.name, "failed", headline, rows, hints.TIMED_OUT, case)
-
-
-def _try_it(name: str, function) -> Row:
-    yours = getattr(function, "__name__", "")
-    yours = yours if yours.isidentifier() else name
-    return Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
-
-
-def _what_the_cases_are(cases) -> str:
-    counts = {source: sum(case.source == source for case in cases) for source in ("worked", "paper", "edge", "random")}
-    parts = []
-    if counts["worked"]:
-        parts.append("the worked example" if counts["worked"] == 1 else f"{counts['worked']} worked examples")
-    if counts["paper"]:
-        parts.append(f"{counts['paper']} from Leviathan et al.")
-    if counts["edge"]:
-        parts.append("1 edge case" if counts["edge"] == 1 else f"{counts['edge']} edge cases")
-    if counts["random"]:
-        parts.append(f"{counts['random']} seeded random cases")
-    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-
-
-# --- Showing values ------------------------------------------------------------------------------
-
-
-def show(value, precision: int = 4, indent: int = 0) -> str:
-    """A value as a learner would type it; arrays wrapped and, when long, shortened with '…'."""
-    if isinstance(value, np.ndarray):
-        return np.array2string(value, precision=precision, separator=", ", threshold=48, edgeitems=3,
-                               max_line_width=96, suppress_small=False, prefix=" " * indent)
-    if type(value) is float and math.isinf(value):
-        return "math.inf" if value > 0 else "-math.inf"
-    try:
-        text = repr(value)
-    except Exception:  # a learner's own class can have a broken __repr__
-        return f"a {type(value).__name__} object (its repr raised an error)"
-    return text if len(text) <= 2000 else text[:2000] + " …"
-
-
-def _show_inputs(exercise: Exercise, case: Case) -> str:
-    names = exercise.parameters
-    width = max(len(parameter) for parameter in names)
-    lines = []
-    for parameter, value in zip(names, case.arguments()):
-        if isinstance(value, np.random.Generator):
-            text = case.generator_text().replace("\n", "\n" + " " * (width + 3))
-        else:
-            text = show(value, precision=case.precision, indent=width + 3)
-        lines.append(f"{parameter:<{width}} = {text}")
-    return "\n".join(lines)
-
-
-def _show_expected(exercise: Exercise, case: Case, problem: Problem, expected: Outcome, got: Outcome) -> str:
-    if problem.kind == "changed_input":
-        originals = dict(zip(exercise.parameters, case.arguments()))
-        prefix = "{} left as it was passed in: "
-        return "\n".join(prefix.format(parameter) + show(originals[parameter], indent=len(prefix.format(parameter)))
-                         for parameter in got.changed_inputs)
-    text = show(expected.value, precision=8)
-    if problem.kind == "draws":
-        text += f"   ({_after(draws_made(case, expected.rng_state))})"
-    return text
-
-
-def _show_got(case: Case, problem: Problem, got: Outcome) -> str:
-    if got.error is not None:
-        where = where_it_raised(got.error)
-        text = error_text(got.error)
-        return f"{text}\n(raised at {where})" if where else text
-    if problem.kind == "changed_input":
-        prefix = "{} after the call: "
-        return "\n".join(prefix.format(parameter) + show(value, indent=len(prefix.format(parameter)))
-                         for parameter, value in zip(got.changed_inputs, got.changed_values))
-    text = show(got.value, precision=8)
-    if problem.kind == "draws":
-        text += f"   ({_after(draws_made(case, got.rng_state))})"
-    return text
-
-
-def _after(draws: int | None) -> str:
-    if draws is None:
-        return "rng then in a state that no number of the rule's draws reaches"
-    return f"rng then after {draws} draw{'s' if draws != 1 else ''}"
+    return CheckResult(name, "failed", headline, tuple(rows), hint, case)
