@@ -37,9 +37,9 @@ import numpy as np
 from .core import check_step_arguments, normalised_for_choice, unchecked_residual
 from .rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
 from .sampling import (
+    SAMPLING_ARGUMENTS,
     VerifyTables,
     acceptance_table,
-    check_sampling_arguments,
     correct_rule_tables,
     residual_rows,
     sample_with_tables,
@@ -442,14 +442,14 @@ class BrokenRule:
         target, draft = self.biased_example
         return np.array(target, dtype=np.float64), np.array(draft, dtype=np.float64)
 
+    @SAMPLING_ARGUMENTS
     def sample_steps(self, target_probs, draft_probs, n, rng):
         """n independent steps of this rule at once, vectorised; same law as looping `function`.
 
         Returns (tokens, counts) exactly like `specdec.sampling.sample_steps`; draws the draft
         tokens itself. The random draws differ from the loop's, the law does not.
         """
-        target, draft, n, rng = check_sampling_arguments(target_probs, draft_probs, n, rng)
-        return sample_with_tables(self.tables(target, draft), n, rng)
+        return sample_with_tables(self.tables(target_probs, draft_probs), n, rng)
 
 
 def _greedy_rows(draft: np.ndarray) -> np.ndarray:

@@ -17,8 +17,9 @@ import string
 
 import numpy as np
 
-from . import validation
 from .core import StepTrace, sample_draft, trace_step
+from .limits import MAX_GAMMA, MAX_VOCAB
+from .validation import Count, Generator, PositiveNumber, Probability, checked
 
 #: The worked example of the contract: (target_probs, draft_probs, draft_tokens).
 SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
@@ -43,6 +44,7 @@ def spec_example() -> tuple[np.ndarray, np.ndarray, list[int]]:
     return np.array(SPEC_TARGET_PROBS), np.array(SPEC_DRAFT_PROBS), list(SPEC_DRAFT_TOKENS)
 
 
+@checked(seed=Count())
 def seeded_step(seed, gamma=3, vocab=6, closeness=0.5, example_drafts=None) -> StepTrace:
     """One traced verify step made from a seed: what the verify-step explorer and ``python -m specdec step`` show.
 
@@ -74,7 +76,6 @@ def seeded_step(seed, gamma=3, vocab=6, closeness=0.5, example_drafts=None) -> S
     >>> seeded_step(7, gamma=4, vocab=8).gamma
     4
     """
-    seed = validation.count(seed, "seed")
     if example_drafts is not None:
         target_probs, draft_probs, _ = spec_example()
         return trace_step(target_probs, draft_probs, list(example_drafts), np.random.default_rng(seed))
@@ -83,6 +84,8 @@ def seeded_step(seed, gamma=3, vocab=6, closeness=0.5, example_drafts=None) -> S
     return trace_step(target_probs, draft_probs, sample_draft(draft_probs, rng), rng)
 
 
+@checked(gamma=Count(0, MAX_GAMMA), vocab=Count(2, MAX_VOCAB), closeness=Probability(), rng=Generator(),
+         concentration=PositiveNumber("the Dirichlet concentration of the rows; below 1 gives peaked rows"))
 def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATION):
     """Seeded random target rows (γ+1, V) and draft rows (γ, V) with a chosen closeness.
 
@@ -102,15 +105,9 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
     (numpy.ndarray, numpy.ndarray)
         target_probs of shape (γ+1, V) and draft_probs of shape (γ, V), rows summing to 1.
     """
-    gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
-    vocab = validation.count(vocab, "vocab", minimum=2, maximum=validation.MAX_VOCAB)
-    if (2 * gamma + 1) * vocab > MAX_ROW_ENTRIES:
+    if (2 * gamma + 1) * vocab > MAX_ROW_ENTRIES:  # a condition on two arguments, still before any draw
         raise ValueError(f"gamma and vocab together ask for (2·{gamma} + 1)·{vocab:,} probabilities; at most "
                          f"{MAX_ROW_ENTRIES:,} are made: lower gamma or vocab")
-    closeness = validation.probability(closeness, "closeness")
-    rng = validation.generator(rng)
-    concentration = validation.positive_number(
-        concentration, "concentration", "the Dirichlet concentration of the rows; below 1 gives peaked rows")
     target = dirichlet_rows(rng, gamma + 1, vocab, concentration)
     independent = dirichlet_rows(rng, gamma, vocab, concentration)
     return target, blend_rows(target[:-1], independent, closeness)
@@ -142,13 +139,13 @@ def blend_rows(target, independent, closeness) -> np.ndarray:
     return draft
 
 
+@checked(vocab=Count(1))
 def token_labels(vocab) -> list[str]:
     """Readable names for token ids: A, B, C, … up to 26 tokens, then t0, t1, … beyond.
 
     >>> token_labels(4)
     ['A', 'B', 'C', 'D']
     """
-    vocab = validation.count(vocab, "vocab", minimum=1)
     if vocab <= 26:
         return list(string.ascii_uppercase[:vocab])
     return [f"t{i}" for i in range(vocab)]

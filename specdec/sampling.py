@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import validation
 from .core import unchecked_residual
+from .validation import Count, Generator, StepRows, checked
 
 #: How many uniforms one chunk draws at most: 512 KB of them, so that a chunk's arrays stay in the
 #: processor's cache (measured faster than larger chunks), and the working memory beyond the two
@@ -49,6 +49,13 @@ CHUNK_UNIFORMS = 1 << 16
 MAX_SAMPLED_TOKENS = 250_000_000
 
 
+#: The arguments of `sample_steps` and of every sampler of a rule: rows, a number of steps, a generator.
+SAMPLING_ARGUMENTS = checked(StepRows("target_probs", "draft_probs"),
+                             n=Count(0, lambda arguments: MAX_SAMPLED_TOKENS // arguments["target_probs"].shape[0]),
+                             rng=Generator())
+
+
+@SAMPLING_ARGUMENTS
 def sample_steps(target_probs, draft_probs, n, rng) -> tuple[np.ndarray, np.ndarray]:
     """Run n independent verify steps on the same rows; draw the draft tokens from q as well.
 
@@ -85,8 +92,7 @@ def sample_steps(target_probs, draft_probs, n, rng) -> tuple[np.ndarray, np.ndar
     >>> np.bincount(tokens[:, 0], minlength=4) / 100_000  # p₀ = (0.5, 0.3, 0.2, 0)
     array([0.50003, 0.30061, 0.19936, 0.     ])
     """
-    target, draft, n, rng = check_sampling_arguments(target_probs, draft_probs, n, rng)
-    return sample_with_tables(correct_rule_tables(target, draft), n, rng)
+    return sample_with_tables(correct_rule_tables(target_probs, draft_probs), n, rng)
 
 
 @dataclass(frozen=True)
@@ -262,15 +268,3 @@ def residual_rows(target_rows: np.ndarray, draft_rows: np.ndarray) -> np.ndarray
     if len(target_rows) == 0:
         return np.empty_like(target_rows)
     return np.array([unchecked_residual(p, q) for p, q in zip(target_rows, draft_rows)])
-
-
-def check_sampling_arguments(target_probs, draft_probs, n, rng):
-    """Check the arguments of `sample_steps` before any draw; return (target, draft, n, rng) clean.
-
-    >>> target, draft, n, rng = check_sampling_arguments([[1.0, 0.0]], [], 3, np.random.default_rng(0))
-    >>> target.shape, draft.shape, n
-    ((1, 2), (0, 2), 3)
-    """
-    target, draft = validation.verify_rows(target_probs, draft_probs)
-    n = validation.count(n, "n", maximum=MAX_SAMPLED_TOKENS // target.shape[0])
-    return target, draft, n, validation.generator(rng)

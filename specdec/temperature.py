@@ -26,8 +26,61 @@ import numpy as np
 
 from . import validation
 from .core import acceptance_rate
+from .limits import MAX_VOCAB
+from .validation import Constraint, Count, Generator, OrNone, PositiveNumber, checked
 
 
+class Temperature(Constraint):
+    """A finite real number >= 0, as a float (a temperature, 0 for greedy decoding, or a noise level)."""
+
+    def __call__(self, value, name, arguments):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a real number >= 0, got {value!r} of type {type(value).__name__}")
+        value = float(value)
+        if not (value >= 0.0 and math.isfinite(value)):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        return value
+
+
+class Temperatures(Constraint):
+    """A 1-D array of temperatures >= 0, as a float array."""
+
+    def __call__(self, value, name, arguments):
+        grid = validation.real_array(value, name, "a 1-D array of temperatures >= 0")
+        if grid.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of shape (n,), got shape {grid.shape}")
+        for index, temperature in enumerate(grid.tolist()):
+            Temperature()(temperature, f"{name}[{index}]", arguments)
+        return grid
+
+
+class Logits(Constraint):
+    """One real score per token, as a float array (not copied if it is one): ``-inf`` allowed, NaN and
+    ``+inf`` refused, at least one finite entry; with `like`, as many tokens as that argument."""
+
+    def __init__(self, like: str | None = None):
+        self.like = like
+
+    def __call__(self, value, name, arguments):
+        scores = validation.real_array(value, name, "a 1-D array of real numbers")
+        if scores.ndim != 1 or scores.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D array of shape (V,), got shape {scores.shape}")
+        if np.isnan(scores).any():
+            raise ValueError(f"{name} contains NaN at index {int(np.argmax(np.isnan(scores)))}; expected real numbers")
+        if np.isposinf(scores).any():
+            raise ValueError(
+                f"{name} contains +inf at index {int(np.argmax(np.isposinf(scores)))}; expected finite numbers "
+                f"(-inf is allowed for a token that can never be produced)"
+            )
+        if not np.isfinite(scores).any():
+            raise ValueError(f"{name} must have at least one finite logit, but every entry is -inf")
+        if self.like is not None and arguments[self.like].shape != scores.shape:
+            raise ValueError(f"{self.like} and {name} must have the same length V, got "
+                             f"{arguments[self.like].size} and {scores.size}")
+        return scores
+
+
+@checked(logits=Logits(), temperature=Temperature())
 def softmax(logits, temperature=1.0) -> np.ndarray:
     """The distribution softmax(logits / T) that a model samples from at temperature T.
 
@@ -53,27 +106,27 @@ def softmax(logits, temperature=1.0) -> np.ndarray:
     >>> softmax([1.0, 0.0], temperature=0.5).round(4)
     array([0.8808, 0.1192])
     """
-    scores = _logit_vector(logits, "logits")
-    temperature = _temperature(temperature, "temperature")
     if temperature == 0.0:
-        greedy = np.zeros_like(scores)
-        greedy[int(np.argmax(scores))] = 1.0
+        greedy = np.zeros_like(logits)
+        greedy[int(np.argmax(logits))] = 1.0
         return greedy
     # Shifting by the largest logit keeps every exponent <= 0: no overflow, same distribution. At a
     # tiny T the shifted logits divided by T may reach -inf, whose exponential is the right 0.
     with np.errstate(over="ignore"):
-        scaled = (scores - scores.max()) / temperature
+        scaled = (logits - logits.max()) / temperature
     weights = np.exp(scaled)
     return weights / weights.sum()
 
 
+@checked(vocab=Count(2, MAX_VOCAB), rng=Generator(), draft_noise=Temperature(),
+         spread=PositiveNumber("the standard deviation of the target logits"))
 def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray, np.ndarray]:
     """Example target and draft logits: the draft's are the target's plus independent noise.
 
     Parameters
     ----------
     vocab : int in 2 … 1,000,000
-        Number of tokens V (at most `specdec.validation.MAX_VOCAB`).
+        Number of tokens V (at most `specdec.limits.MAX_VOCAB`).
     rng : numpy.random.Generator
         Source of the draws: V normal target logits, then V normal noise terms.
     draft_noise : float >= 0
@@ -93,15 +146,13 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
     >>> target_logits.shape, draft_logits.shape
     ((5,), (5,))
     """
-    vocab = validation.count(vocab, "vocab", minimum=2, maximum=validation.MAX_VOCAB)
-    rng = validation.generator(rng)
-    draft_noise = _temperature(draft_noise, "draft_noise")
-    spread = validation.positive_number(spread, "spread", "the standard deviation of the target logits")
     target_logits = rng.normal(0.0, spread, size=vocab)
     draft_logits = target_logits + rng.normal(0.0, 1.0, size=vocab) * draft_noise
     return target_logits, draft_logits
 
 
+@checked(target_logits=Logits(), draft_logits=Logits(like="target_logits"), temperatures=Temperatures(),
+         target_temperature=OrNone(Temperature()))
 def alpha_over_temperatures(target_logits, draft_logits, temperatures, target_temperature=None) -> np.ndarray:
     """α = Σ min(p, q) at each temperature of a grid, for the draft alone or for both models.
 
@@ -129,46 +180,11 @@ def alpha_over_temperatures(target_logits, draft_logits, temperatures, target_te
     >>> alpha_over_temperatures(target, target, [0.0, 1.0], target_temperature=1.0).round(3).tolist()
     [0.665, 1.0]
     """
-    target_scores = _logit_vector(target_logits, "target_logits")
-    draft_scores = _logit_vector(draft_logits, "draft_logits")
-    if target_scores.shape != draft_scores.shape:
-        raise ValueError(f"target_logits and draft_logits must have the same length V, got "
-                         f"{target_scores.size} and {draft_scores.size}")
-    grid = validation.real_array(temperatures, "temperatures", "a 1-D array of temperatures >= 0")
-    if grid.ndim != 1:
-        raise ValueError(f"temperatures must be a 1-D array of shape (n,), got shape {grid.shape}")
-    for index, value in enumerate(grid.tolist()):
-        _temperature(value, f"temperatures[{index}]")
+    unchecked_softmax = softmax.__wrapped__  # every argument here is checked already
     if target_temperature is not None:
-        fixed_target = softmax(target_scores, _temperature(target_temperature, "target_temperature"))
-    alphas = np.empty(grid.size)
-    for index, temperature in enumerate(grid.tolist()):
-        target = fixed_target if target_temperature is not None else softmax(target_scores, temperature)
-        alphas[index] = acceptance_rate(target, softmax(draft_scores, temperature))
+        fixed_target = unchecked_softmax(target_logits, target_temperature)
+    alphas = np.empty(temperatures.size)
+    for index, temperature in enumerate(temperatures.tolist()):
+        target = fixed_target if target_temperature is not None else unchecked_softmax(target_logits, temperature)
+        alphas[index] = acceptance_rate(target, unchecked_softmax(draft_logits, temperature))
     return alphas
-
-
-def _logit_vector(value, name: str) -> np.ndarray:
-    # Not a copy when `value` is already a float64 array: the callers only read it.
-    scores = validation.real_array(value, name, "a 1-D array of real numbers")
-    if scores.ndim != 1 or scores.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of shape (V,), got shape {scores.shape}")
-    if np.isnan(scores).any():
-        raise ValueError(f"{name} contains NaN at index {int(np.argmax(np.isnan(scores)))}; expected real numbers")
-    if np.isposinf(scores).any():
-        raise ValueError(
-            f"{name} contains +inf at index {int(np.argmax(np.isposinf(scores)))}; expected finite numbers "
-            f"(-inf is allowed for a token that can never be produced)"
-        )
-    if not np.isfinite(scores).any():
-        raise ValueError(f"{name} must have at least one finite logit, but every entry is -inf")
-    return scores
-
-
-def _temperature(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number >= 0, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not (value >= 0.0 and math.isfinite(value)):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value

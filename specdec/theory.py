@@ -21,11 +21,12 @@ import math
 
 import numpy as np
 
-from . import validation
 from .core import expected_tokens
 from .limits import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA
+from .validation import CostRatio, Count, Distribution, Probability, Rates, StepRows, checked
 
 
+@checked(alpha=Probability(), gamma=Count(), c=CostRatio())
 def speedup(alpha, gamma, c) -> float:
     """Expected speedup over plain decoding: expected_tokens(α, γ) / (1 + γ/c).
 
@@ -44,16 +45,14 @@ def speedup(alpha, gamma, c) -> float:
     >>> round(speedup(0.6, 3, 10), 2)
     1.67
     """
-    alpha = validation.probability(alpha, "alpha")
-    gamma = validation.count(gamma, "gamma")
-    c = validation.cost_ratio(c)
     return _speedup(alpha, gamma, c)
 
 
 def _speedup(alpha: float, gamma: int, c: float) -> float:
-    return expected_tokens(alpha, gamma) / (1.0 + gamma / c)
+    return expected_tokens.__wrapped__(alpha, gamma) / (1.0 + gamma / c)  # the body, without the checks
 
 
+@checked(alpha=Probability(), c=CostRatio(), max_gamma=Count(1, LARGEST_MAX_GAMMA))
 def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
     """The draft length in 1 … max_gamma with the largest speedup, and that speedup.
 
@@ -65,9 +64,10 @@ def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
     >>> best, round(value, 2)
     (19, 6.37)
     """
-    alpha = validation.probability(alpha, "alpha")
-    c = validation.cost_ratio(c)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=LARGEST_MAX_GAMMA)
+    return _optimal_gamma(alpha, c, max_gamma)
+
+
+def _optimal_gamma(alpha: float, c: float, max_gamma: int) -> tuple[int, float]:
     best_gamma, best_speedup = 1, _speedup(alpha, 1, c)
     for gamma in range(2, max_gamma + 1):
         value = _speedup(alpha, gamma, c)
@@ -76,6 +76,7 @@ def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
     return best_gamma, best_speedup
 
 
+@checked(alpha=Probability(), gamma=Count())
 def token_count_distribution(alpha, gamma) -> np.ndarray:
     """P(N = k) for k = 1 … γ+1, the number of tokens one step yields at a constant α.
 
@@ -89,11 +90,10 @@ def token_count_distribution(alpha, gamma) -> np.ndarray:
     >>> token_count_distribution(0.5, 2)
     array([0.5 , 0.25, 0.25])
     """
-    alpha = validation.probability(alpha, "alpha")
-    gamma = validation.count(gamma, "gamma")
     return _count_law(np.full(gamma, alpha))
 
 
+@checked(StepRows("target_probs", "draft_probs"))
 def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
     """The acceptance rate αᵢ = Σₓ min(pᵢ(x), qᵢ(x)) of each draft position of one step.
 
@@ -112,11 +112,11 @@ def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
     ...                  [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
     array([0.7, 0.6])
     """
-    target, draft = validation.verify_rows(target_probs, draft_probs)
     # Rows sum to 1 only within rounding; an acceptance rate is still a probability.
-    return np.minimum(np.minimum(target[:-1], draft).sum(axis=1), 1.0)
+    return np.minimum(np.minimum(target_probs[:-1], draft_probs).sum(axis=1), 1.0)
 
 
+@checked(rates=Rates())
 def token_count_distribution_for_rates(rates) -> np.ndarray:
     """P(N = k) for k = 1 … γ+1 when position i has its own acceptance rate αᵢ.
 
@@ -130,6 +130,7 @@ def token_count_distribution_for_rates(rates) -> np.ndarray:
     return _count_law(rates)
 
 
+@checked(rates=Rates())
 def expected_tokens_for_rates(rates) -> float:
     """Expected tokens of one step with per-position rates: Σₖ₌₀^γ Πᵢ<ₖ αᵢ.
 
@@ -138,9 +139,10 @@ def expected_tokens_for_rates(rates) -> float:
     >>> expected_tokens_for_rates([0.7, 0.7])  # doctest: +ELLIPSIS
     2.19...
     """
-    return float(survival_probabilities(rates).sum())
+    return float(_survival(rates).sum())
 
 
+@checked(p=Distribution(), q=Distribution(like="p"))
 def tv_distance(p, q) -> float:
     """Total variation distance ½ Σₓ |p(x) − q(x)|, in [0, 1].
 
@@ -149,10 +151,10 @@ def tv_distance(p, q) -> float:
     >>> tv_distance([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])  # doctest: +ELLIPSIS
     0.3...
     """
-    p, q = validation.distribution_pair(p, q, "p", "q")
     return float(0.5 * np.abs(p - q).sum())
 
 
+@checked(p=Distribution(), q=Distribution(like="p"))
 def kl_divergence(p, q) -> float:
     """Kullback–Leibler divergence KL(p ‖ q) = Σₓ p(x) log(p(x)/q(x)), in nats.
 
@@ -166,7 +168,6 @@ def kl_divergence(p, q) -> float:
     >>> kl_divergence([0.5, 0.5], [1.0, 0.0])
     inf
     """
-    p, q = validation.distribution_pair(p, q, "p", "q")
     support = p > 0
     if np.any(q[support] == 0):
         return math.inf
@@ -174,17 +175,7 @@ def kl_divergence(p, q) -> float:
     return float(max(0.0, np.sum(ps * np.log(ps / qs))))
 
 
-def _rates(rates, name: str = "rates") -> np.ndarray:
-    values = validation.real_array(rates, name, "a 1-D sequence of acceptance rates")
-    if values.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one acceptance rate per entry), got shape {values.shape}")
-    outside = ~((values >= 0) & (values <= 1))  # NaN counts as outside
-    if outside.any():
-        index = int(np.argmax(outside))
-        raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
-    return values
-
-
+@checked(rates=Rates())
 def survival_probabilities(rates) -> np.ndarray:
     """P(N > k) for k = 0 … γ: the chance that a step gets past position k−1, α₀·…·α_{k−1}.
 
@@ -195,16 +186,21 @@ def survival_probabilities(rates) -> np.ndarray:
     >>> survival_probabilities([0.5, 0.8])
     array([1. , 0.5, 0.4])
     """
-    return np.concatenate(([1.0], np.cumprod(_rates(rates))))
+    return _survival(rates)
 
 
-def _count_law(rates) -> np.ndarray:
-    survival = survival_probabilities(rates)
+def _survival(rates: np.ndarray) -> np.ndarray:
+    return np.concatenate(([1.0], np.cumprod(rates)))
+
+
+def _count_law(rates: np.ndarray) -> np.ndarray:
+    survival = _survival(rates)
     law = survival.copy()
     law[:-1] -= survival[1:]
     return law
 
 
+@checked(c=CostRatio())
 def break_even_acceptance_rate(c) -> float:
     """The acceptance rate above which some draft length beats plain decoding: 1/c.
 
@@ -220,10 +216,10 @@ def break_even_acceptance_rate(c) -> float:
     >>> break_even_acceptance_rate(math.inf)
     0.0
     """
-    c = validation.cost_ratio(c)
     return 1.0 / c
 
 
+@checked(alpha=Probability(), c=CostRatio())
 def speedup_with_one_draft(alpha, c) -> float:
     """speedup(α, 1, c) = (1 + α) / (1 + 1/c): one draft token per step.
 
@@ -234,11 +230,10 @@ def speedup_with_one_draft(alpha, c) -> float:
     >>> round(speedup_with_one_draft(0.8, 20), 4)
     1.7143
     """
-    alpha = validation.probability(alpha, "alpha")
-    c = validation.cost_ratio(c)
     return (1.0 + alpha) / (1.0 + 1.0 / c)
 
 
+@checked(alphas=Rates(), c=CostRatio(), max_gamma=Count(1))
 def speedup_table(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     """speedup(α, γ, c) for each α of `alphas` (rows) and each γ = 1 … max_gamma (columns).
 
@@ -248,12 +243,10 @@ def speedup_table(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     array([[1.429, 1.591, 1.63 ],
            [1.81 , 2.464, 2.99 ]])
     """
-    values = _rates(alphas, "alphas")
-    c = validation.cost_ratio(c)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1)
-    return np.array([[_speedup(float(alpha), gamma, c) for gamma in range(1, max_gamma + 1)] for alpha in values])
+    return np.array([[_speedup(float(alpha), gamma, c) for gamma in range(1, max_gamma + 1)] for alpha in alphas])
 
 
+@checked(alphas=Rates(), c=CostRatio(), max_gamma=Count(1, LARGEST_MAX_GAMMA))
 def best_draft_lengths(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     """The best γ in 1 … max_gamma (`optimal_gamma`) for each α of `alphas`, as an int array.
 
@@ -262,5 +255,4 @@ def best_draft_lengths(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     >>> best_draft_lengths([0.6, 0.7, 0.8, 0.9], 20)
     array([ 4,  6,  8, 13])
     """
-    values = _rates(alphas, "alphas")
-    return np.array([optimal_gamma(float(alpha), c, max_gamma)[0] for alpha in values], dtype=int)
+    return np.array([_optimal_gamma(float(alpha), c, max_gamma)[0] for alpha in alphas], dtype=int)
