@@ -11,25 +11,30 @@ from specdec import hardware
 from specdec.hardware import ACCELERATORS, MODELS
 
 H100 = ACCELERATORS["H100 SXM"]
-PAIRS = [("Llama 2 70B", "Llama 2 7B"), ("Llama 2 70B", "Llama 3.2 1B"), ("Llama 2 7B", "Llama 160M")]
+PAIRS = list(hardware.PAIRS)
+ROOFLINE = hardware.with_pass_overhead(H100, 0)  # the H100 without its fixed time per pass
 
 
-def plain_pass_time(parameters, kv_bytes_per_token, bandwidth, flops, batch, positions, context):
+def plain_pass_time(model, accelerator, batch, positions, context):
     """The model written out by hand, one term at a time."""
-    weight_bytes = parameters * 2
+    kv_bytes_per_token = 2 * model.layers * model.kv_heads * model.head_dim * 2
+    weight_bytes = model.parameters * 2
     cache_bytes = batch * context * kv_bytes_per_token
-    memory_seconds = (weight_bytes + cache_bytes) / bandwidth
-    compute_seconds = 2 * parameters * batch * positions / flops
-    return memory_seconds if memory_seconds > compute_seconds else compute_seconds
+    memory_seconds = (weight_bytes + cache_bytes) / accelerator.memory_bandwidth
+    weight_flops = 2 * model.parameters * batch * positions
+    # Attention: per query head, q·k over the context (2·head_dim FLOPs a token) and the weighted
+    # sum of the values (2·head_dim more), in every layer.
+    attention_flops = 4 * model.layers * model.attention_heads * model.head_dim * context * batch * positions
+    compute_seconds = (weight_flops + attention_flops) / accelerator.peak_flops
+    slower = memory_seconds if memory_seconds > compute_seconds else compute_seconds
+    return accelerator.pass_overhead + slower
 
 
 @pytest.mark.parametrize("accelerator", list(ACCELERATORS.values()), ids=list(ACCELERATORS))
 @pytest.mark.parametrize("model", list(MODELS.values()), ids=list(MODELS))
 @pytest.mark.parametrize("batch, positions, context", [(1, 1, 0), (1, 9, 1024), (64, 5, 2048), (512, 17, 512)])
 def test_pass_time_matches_a_plain_implementation(accelerator, model, batch, positions, context):
-    kv = 2 * model.layers * model.kv_heads * model.head_dim * 2
-    expected = plain_pass_time(model.parameters, kv, accelerator.memory_bandwidth, accelerator.peak_flops,
-                               batch, positions, context)
+    expected = plain_pass_time(model, accelerator, batch, positions, context)
     assert hardware.forward_pass_time(model, accelerator, batch, positions, context) == pytest.approx(expected, rel=1e-12)
 
 
@@ -56,14 +61,14 @@ def test_every_accelerator_and_model_names_its_source():
 
 def test_scoring_a_few_positions_costs_the_same_as_one_while_memory_bound():
     one = hardware.forward_pass_time(70e9, H100, positions=1)
-    assert one == pytest.approx(140e9 / 3.35e12)
+    assert one == pytest.approx(140e9 / 3.35e12 + 1.3e-3)
     for positions in range(1, 9):
         assert hardware.forward_pass_time(70e9, H100, positions=positions) == one
 
 
 def test_past_the_ridge_the_time_grows_in_proportion_to_the_positions():
-    at_1000 = hardware.forward_pass_time(70e9, H100, positions=1000, context=0)
-    at_2000 = hardware.forward_pass_time(70e9, H100, positions=2000, context=0)
+    at_1000 = hardware.forward_pass_time(70e9, ROOFLINE, positions=1000, context=0)
+    at_2000 = hardware.forward_pass_time(70e9, ROOFLINE, positions=2000, context=0)
     assert at_2000 == pytest.approx(2 * at_1000)
     assert at_1000 == pytest.approx(2 * 70e9 * 1000 / 989e12)
 
@@ -128,7 +133,7 @@ def test_timeline_steps_are_the_real_rule_from_the_seed():
 
 
 def test_timeline_lanes_are_contiguous_and_coloured_by_origin():
-    line = hardware.sample_timeline(H100, MODELS["Llama 2 70B"], MODELS["Llama 3.2 1B"], 3, 0.6, seed=2, tokens=25)
+    line = hardware.sample_timeline(H100, MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 3, 0.6, seed=2, tokens=25)
     for lane in (line.plain, line.speculative):
         for before, after in zip(lane, lane[1:]):
             assert after.start == pytest.approx(before.start + before.duration)
@@ -154,7 +159,9 @@ def test_rows_have_exactly_the_acceptance_rate_alpha():
 @pytest.mark.parametrize("accelerator", list(ACCELERATORS.values()), ids=list(ACCELERATORS))
 @pytest.mark.parametrize("target, draft", PAIRS)
 def test_as_the_batch_grows_verifying_stops_being_free_and_the_speedup_falls(accelerator, target, draft):
-    # Weights only (no KV cache): then c stays put and only the verify pass changes.
+    # Weights only (no KV cache) and no fixed time per pass: then c stays put and only the verify
+    # pass changes.
+    accelerator = hardware.with_pass_overhead(accelerator, 0)
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096]
     runs = [hardware.pass_times(accelerator, MODELS[target], MODELS[draft], 4, batch=b, context=0) for b in batches]
     speedups = [times.speedup(0.8) for times in runs]
@@ -166,8 +173,8 @@ def test_as_the_batch_grows_verifying_stops_being_free_and_the_speedup_falls(acc
 
 
 def test_with_a_kv_cache_the_speedup_of_a_70b_target_still_falls_with_the_batch():
-    for draft in ("Llama 2 7B", "Llama 3.2 1B"):
-        speedups = [hardware.pass_times(H100, MODELS["Llama 2 70B"], MODELS[draft], 4, batch=b).speedup(0.8)
+    for draft in ("Llama 3.1 8B", "Llama 3.2 1B"):
+        speedups = [hardware.pass_times(H100, MODELS["Llama 3.1 70B"], MODELS[draft], 4, batch=b).speedup(0.8)
                     for b in [1, 4, 16, 64, 256, 1024]]
         assert all(later < earlier for earlier, later in zip(speedups, speedups[1:]))
 
@@ -280,7 +287,7 @@ def test_the_tables_are_not_changed_by_use():
 
 
 def test_speedup_against_batch_is_pass_times_at_each_batch():
-    target, draft = MODELS["Llama 2 70B"], MODELS["Llama 3.2 1B"]
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
     batches = [1, 3, 64, 700]
     model, formula = hardware.speedup_against_batch(H100, target, draft, 5, 0.7, batches)
     for b, ours, free in zip(batches, model, formula):
@@ -293,3 +300,228 @@ def test_speedup_against_batch_is_pass_times_at_each_batch():
         hardware.speedup_against_batch(H100, target, draft, 5, 0.7, [1, 0])
     with pytest.raises(TypeError, match="batches must be a sequence"):
         hardware.speedup_against_batch(H100, target, draft, 5, 0.7, 8)
+
+
+# The pairs: one vocabulary, and a draft no larger than its target.
+
+def test_every_pair_of_the_lesson_shares_a_vocabulary_and_has_the_smaller_model_as_draft():
+    assert hardware.DEFAULT_PAIR in hardware.PAIRS
+    for target, draft in hardware.PAIRS:
+        assert MODELS[target].vocabulary == MODELS[draft].vocabulary != ""
+        assert MODELS[draft].parameters < MODELS[target].parameters
+    assert MODELS["Llama 3.1 70B"].vocabulary != MODELS["Llama 2 70B"].vocabulary
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, d: hardware.pass_times(H100, t, d, 4),
+    lambda t, d: hardware.sample_timeline(H100, t, d, 4, 0.8),
+    lambda t, d: hardware.speedup_against_batch(H100, t, d, 4, 0.8),
+    lambda t, d: hardware.memory_check(H100, t, d),
+    lambda t, d: hardware.batches_that_fit(H100, t, d),
+    lambda t, d: hardware.size_ratio(t, d),
+])
+def test_a_pair_without_a_shared_vocabulary_or_with_a_larger_draft_is_refused(call):
+    with pytest.raises(ValueError, match="draft must share the target's vocabulary: Llama 3.2 1B uses Llama 3"):
+        call(MODELS["Llama 2 70B"], MODELS["Llama 3.2 1B"])
+    with pytest.raises(ValueError, match="draft must not be larger than its target: the draft has 70,600,000,000"):
+        call(MODELS["Llama 3.2 1B"], MODELS["Llama 3.1 70B"])
+    with pytest.raises(ValueError, match="draft must not be larger than its target"):
+        call(7e9, 70e9)
+    call(7e9, 7e9)  # the same size is allowed (self-drafting with a shortened model of equal size)
+
+
+def test_published_parameter_counts_match_the_configurations():
+    # Weights counted from the published configurations (hidden size, MLP size, vocabulary, tied
+    # embeddings): the dataclass rounds them to three figures.
+    def count(hidden, mlp, layers, heads, kv_heads, head_dim, vocabulary, tied):
+        attention = hidden * heads * head_dim * 2 + hidden * kv_heads * head_dim * 2
+        per_layer = attention + 3 * hidden * mlp + 2 * hidden
+        return layers * per_layer + vocabulary * hidden * (1 if tied else 2) + hidden
+
+    assert MODELS["Llama 3.1 70B"].parameters == pytest.approx(count(8192, 28672, 80, 64, 8, 128, 128256, False), rel=2e-3)
+    assert MODELS["Llama 3.1 8B"].parameters == pytest.approx(count(4096, 14336, 32, 32, 8, 128, 128256, False), rel=2e-3)
+    assert MODELS["Llama 3.2 1B"].parameters == pytest.approx(count(2048, 8192, 16, 32, 8, 64, 128256, True), rel=4e-3)
+    assert MODELS["Llama 2 70B"].parameters == pytest.approx(count(8192, 28672, 80, 64, 8, 128, 32000, False), rel=2e-3)
+    assert MODELS["Llama 2 7B"].parameters == pytest.approx(count(4096, 11008, 32, 32, 32, 128, 32000, False), rel=2e-3)
+    assert MODELS["Llama 160M"].parameters == pytest.approx(count(768, 3072, 12, 12, 12, 64, 32000, False), rel=4e-3)
+
+
+# The fixed time per pass.
+
+def test_the_default_fixed_time_follows_from_the_cited_measurement():
+    # llama.cpp #3649: 216 draft passes in 322.8 ms on an A100; 162.42M weights of 2 bytes read at 2,039 GB/s.
+    measured = 322.8e-3 / 216 - 162.42e6 * 2 / 2.039e12
+    assert hardware.MEASURED_PASS_OVERHEAD == pytest.approx(measured, abs=0.05e-3)
+    for chip in ACCELERATORS.values():
+        assert chip.pass_overhead == hardware.MEASURED_PASS_OVERHEAD
+        assert "https://github.com/ggml-org/llama.cpp/issues/3649" in chip.overhead_source
+
+
+@pytest.mark.parametrize("accelerator", list(ACCELERATORS.values()), ids=list(ACCELERATORS))
+def test_the_fixed_time_puts_c_below_the_size_ratio_the_more_so_the_smaller_the_draft(accelerator):
+    target = MODELS["Llama 3.1 70B"]
+    shares = []
+    for draft in (MODELS["Llama 3.1 8B"], MODELS["Llama 3.2 1B"], 300e6, 100e6):
+        flat = hardware.pass_times(hardware.with_pass_overhead(accelerator, 0), target.parameters,
+                                   draft if not isinstance(draft, hardware.Model) else draft.parameters, 4, context=0)
+        ratio = hardware.size_ratio(target, draft)
+        assert flat.implied_c == pytest.approx(ratio, rel=1e-12)  # without it, c is the size ratio
+        real = hardware.pass_times(accelerator, target.parameters,
+                                   draft if not isinstance(draft, hardware.Model) else draft.parameters, 4, context=0)
+        assert real.implied_c < ratio
+        shares.append(real.implied_c / ratio)
+    assert all(later < earlier for earlier, later in zip(shares, shares[1:]))
+
+
+def test_the_fixed_time_lowers_c_most_on_the_chips_with_the_fastest_memory():
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    by_bandwidth = sorted(ACCELERATORS.values(), key=lambda chip: chip.memory_bandwidth)
+    cs = [hardware.pass_times(chip, target, draft, 4).implied_c for chip in by_bandwidth]
+    assert all(later < earlier for earlier, later in zip(cs, cs[1:]))
+    flat = [hardware.pass_times(hardware.with_pass_overhead(chip, 0), target, draft, 4).implied_c
+            for chip in by_bandwidth]
+    assert max(flat) / min(flat) < 1.01  # with no fixed time, c at batch 1 hardly depends on the chip
+    assert max(cs) / min(cs) > 2.5  # with it, c on an H200 is less than half of c on an M1 Max
+
+
+def test_the_lesson_pairs_c_and_speedup_on_an_h100():
+    # Worked out by hand for Llama 3.1 70B / Llama 3.2 1B at batch 1, L = 1024, 1.3 ms per pass.
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    target_seconds = 1.3e-3 + (2 * 70.6e9 + 1024 * 2 * 80 * 8 * 128 * 2) / 3.35e12
+    draft_seconds = 1.3e-3 + (2 * 1.24e9 + 1024 * 2 * 16 * 8 * 64 * 2) / 3.35e12
+    times = hardware.pass_times(H100, target, draft, 4)
+    assert times.implied_c == pytest.approx(target_seconds / draft_seconds, rel=1e-12)
+    assert round(times.implied_c, 1) == 21.2 and round(hardware.size_ratio(target, draft), 1) == 56.9
+    assert round(times.speedup(0.8), 2) == 2.83
+
+
+# Memory.
+
+def test_the_memory_check_counts_weights_and_both_kv_caches():
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    check = hardware.memory_check(H100, target, draft, batch=1024, context=1024)
+    assert check.weights == 2 * (70.6e9 + 1.24e9)
+    assert check.kv_cache == 1024 * 1024 * (327_680 + 32_768)
+    assert check.kv_cache > 300e9 and not check.fits  # the issue's example: hundreds of GB on one H100
+    assert check.capacity == 80e9 and check.needed == check.weights + check.kv_cache
+    assert hardware.memory_check(hardware.cluster(H100, 8), target, draft, batch=16, context=1024).fits
+    windowed = hardware.memory_check(H100, target, draft, batch=4, context=32768, draft_context=512)
+    assert windowed.kv_cache == 4 * (32768 * 327_680 + 512 * 32_768)
+    assert hardware.pass_times(H100, target, draft, 4, batch=1024).memory == check
+
+
+def test_batches_that_fit_are_the_small_ones():
+    chip = hardware.cluster(H100, 2)
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    fits = hardware.batches_that_fit(chip, target, draft, context=1024)
+    assert fits.tolist() == [hardware.memory_check(chip, target, draft, b, 1024).fits for b in hardware.BATCH_SIZES]
+    assert fits[0] and not fits[-1] and np.all(np.diff(fits.astype(int)) <= 0)
+    longer = hardware.batches_that_fit(chip, target, draft, context=32768)
+    assert longer.sum() < fits.sum()
+
+
+# Long contexts (MagicDec, Chen et al. 2024): the KV cache dominates and verifying stays free.
+
+def test_with_a_long_context_verifying_stays_free_and_the_speedup_holds_as_the_batch_grows():
+    chip = hardware.cluster(H100, 8)
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    batches = [1, 4, 16, 64, 256, 1024]
+    short, _ = hardware.speedup_against_batch(chip, target, draft, 4, 0.8, batches, context=1024)
+    long, _ = hardware.speedup_against_batch(chip, target, draft, 4, 0.8, batches, context=32768)
+    windowed, _ = hardware.speedup_against_batch(chip, target, draft, 4, 0.8, batches, context=32768,
+                                                 draft_context=512)
+    assert short[-1] < 1 < short[0]  # short context: slower than plain decoding at large batches
+    assert np.all(np.diff(long) > 0) and long[-1] > 2  # long context: the speedup grows with the batch
+    assert np.all(windowed > long)  # a draft that keeps a window of the cache does better still
+    for b in batches:
+        assert hardware.pass_times(chip, target, draft, 4, batch=b, context=32768).verify_overhead == 1.0
+    assert hardware.pass_times(chip, target, draft, 4, batch=1024, context=1024).verify_overhead > 4
+    assert not hardware.batches_that_fit(chip, target, draft, batches, context=32768)[-1]
+
+
+def test_attention_flops_enter_the_compute_time():
+    model = MODELS["Llama 3.1 8B"]
+    assert model.attention_flops_per_token == 4 * 32 * 32 * 128
+    # Past the ridge, a long context adds its attention FLOPs to the weights' FLOPs.
+    short = hardware.forward_pass_time(model, ROOFLINE, batch=64, positions=64, context=0)
+    long = hardware.forward_pass_time(model, ROOFLINE, batch=64, positions=64, context=8192)
+    per_position = 2 * model.parameters + 8192 * model.attention_flops_per_token
+    assert long == pytest.approx(per_position * 64 * 64 / H100.peak_flops) and long > short
+
+
+# A fraction of the peak, and several devices.
+
+def test_a_fraction_of_peak_moves_the_bend_to_fewer_positions():
+    real = hardware.at_fraction_of_peak(ROOFLINE, 0.8, 0.5)
+    assert real.memory_bandwidth == 0.8 * H100.memory_bandwidth and real.peak_flops == 0.5 * H100.peak_flops
+    assert real.ridge == pytest.approx(H100.ridge * 0.5 / 0.8)
+    _, ideal = hardware.roofline(70e9, ROOFLINE, max_positions=400, context=0)
+    _, slowed = hardware.roofline(70e9, real, max_positions=400, context=0)
+    assert int(np.argmax(slowed > slowed[0])) + 1 == math.floor(real.ridge) + 1 == 185
+    assert int(np.argmax(ideal > ideal[0])) + 1 == 296
+    assert slowed[0] == pytest.approx(ideal[0] / 0.8)
+    for bad in (0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="bandwidth_fraction must be in \\(0, 1\\]"):
+            hardware.at_fraction_of_peak(H100, bad, 0.5)
+    with pytest.raises(TypeError, match="flops_fraction must be a real number"):
+        hardware.at_fraction_of_peak(H100, 0.5, "half")
+
+
+def test_a_cluster_adds_up_bandwidth_flops_and_memory_but_not_the_fixed_time():
+    eight = hardware.cluster(H100, 8)
+    assert (eight.memory_bandwidth, eight.peak_flops, eight.memory_capacity) == (
+        8 * H100.memory_bandwidth, 8 * H100.peak_flops, 8 * H100.memory_capacity)
+    assert eight.pass_overhead == H100.pass_overhead and eight.ridge == pytest.approx(H100.ridge)
+    with pytest.raises(ValueError, match="devices must be an integer in 1 … 4,096, got 0"):
+        hardware.cluster(H100, 0)
+
+
+@pytest.mark.parametrize("value, error", [(-1e-3, ValueError), (float("nan"), ValueError), (2.0, ValueError),
+                                          ("1 ms", TypeError), (True, TypeError)])
+def test_a_bad_fixed_time_is_refused(value, error):
+    with pytest.raises(error, match="seconds must be a number of seconds in \\[0, 1\\]"):
+        hardware.with_pass_overhead(H100, value)
+    with pytest.raises(error, match="accelerator.pass_overhead must be"):
+        hardware.forward_pass_time(70e9, dataclasses.replace(H100, pass_overhead=value))
+
+
+# The papers, at their own settings.
+
+def test_leviathan_t5_at_gamma_7_with_the_paper_sizes():
+    for run, alpha, measured in [(hardware.PUBLISHED_RUNS[0], 0.75, 3.4), (hardware.PUBLISHED_RUNS[1], 0.62, 2.6)]:
+        assert (run.gamma, run.draft_parameters, run.alpha, run.measured_speedup) == (7, 77e6, alpha, measured)
+        comparison = hardware.compare_with_paper(run)
+        assert comparison.alpha_reported and comparison.alpha == alpha
+        assert comparison.flat_c == pytest.approx(11e9 / 77e6)
+        assert comparison.flat_speedup == pytest.approx(specdec.speedup(alpha, 7, 11e9 / 77e6))
+        tpu = ACCELERATORS["TPU v4"]
+        c = (1.3e-3 + 22e9 / tpu.memory_bandwidth) / (1.3e-3 + 154e6 / tpu.memory_bandwidth)
+        assert comparison.model_c == pytest.approx(c) and comparison.model_speedup == pytest.approx(
+            specdec.speedup(alpha, 7, c))
+    greedy, sampled = (hardware.compare_with_paper(run) for run in hardware.PUBLISHED_RUNS[:2])
+    assert (round(greedy.flat_speedup, 2), round(sampled.flat_speedup, 2)) == (3.43, 2.45)
+    assert (round(greedy.model_speedup, 2), round(sampled.model_speedup, 2)) == (2.38, 1.71)
+
+
+def test_chen_chinchilla_at_k_4_with_the_measured_times():
+    for run in hardware.PUBLISHED_RUNS[2:]:
+        assert run.gamma == 4 and run.alpha is None and run.measured_c == pytest.approx(14.1 / 1.8)
+        comparison = hardware.compare_with_paper(run)
+        assert not comparison.alpha_reported
+        assert specdec.speedup(comparison.alpha, 4, 14.1 / 1.8) == pytest.approx(run.measured_speedup, rel=1e-9)
+        assert comparison.flat_c == pytest.approx(70 / 4)
+        pod = hardware.cluster(ACCELERATORS["TPU v4"], 16)
+        assert comparison.measured_target_time_ratio == pytest.approx(14.1e-3 / (1.3e-3 + 140e9 / pod.memory_bandwidth))
+        assert comparison.measured_draft_time_ratio == pytest.approx(1.8e-3 / (1.3e-3 + 8e9 / pod.memory_bandwidth))
+    alphas = [round(hardware.compare_with_paper(run).alpha, 2) for run in hardware.PUBLISHED_RUNS[2:]]
+    assert alphas == sorted(alphas)  # a larger measured speedup needs a larger α
+
+
+def test_alpha_for_speedup_inverts_the_speedup_and_refuses_what_no_alpha_gives():
+    for alpha in (0.0, 0.3, 0.62, 0.9, 1.0):
+        found = hardware.alpha_for_speedup(specdec.speedup(alpha, 5, 12.0), 5, 12.0)
+        assert found == pytest.approx(alpha, abs=1e-12)
+    with pytest.raises(ValueError, match="target_speedup must be between 0.7059 \\(α = 0\\) and 4.235"):
+        hardware.alpha_for_speedup(5.0, 5, 12.0)
+    with pytest.raises(TypeError, match="run must be a PublishedRun"):
+        hardware.compare_with_paper("Chen et al.")
