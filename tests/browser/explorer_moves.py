@@ -216,7 +216,7 @@ def _divergence_pair(values: dict) -> list[str]:
 
 def _temperature(values: dict) -> list[str]:
     from specdec.temperature import related_logits, softmax
-    from specdec.widgets.temperature import TEMPERATURE_VOCAB
+    from specdec.explore.temperature import TEMPERATURE_VOCAB
 
     t_p, t_q = values["target temperature T_p"], values["draft temperature T_q"]
     target_logits, draft_logits = related_logits(TEMPERATURE_VOCAB, np.random.default_rng(values["logits seed"]))
@@ -331,10 +331,10 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("Step", "click", _worked_example_draw(3)),
         Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
     ), picture_after=3),
-    "Accepted part + resampled part = p": ExplorerCheck("derivation_explorer", (
+    "Accepted part + resampled part = p": ExplorerCheck("DerivationExplorer", (
         Move("draft weight of A", "key:ArrowRight", _derivation),
     )),
-    "A million verify steps against the exact law": ExplorerCheck("monte_carlo_explorer", (
+    "A million verify steps against the exact law": ExplorerCheck("MonteCarloExplorer", (
         Move("output position i", "key:ArrowRight", _monte_carlo_position),
     )),
     "Tokens per step and speedup": ExplorerCheck("speedup_explorer", (
@@ -346,10 +346,10 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("batch size b", "key:ArrowRight", _timeline),
         Move("accelerator", "choose:L4", _timeline),
     )),
-    "α, total variation and KL divergence": ExplorerCheck("divergence_explorer", (
+    "α, total variation and KL divergence": ExplorerCheck("DivergenceExplorer", (
         Move("highlighted pair", "key:ArrowRight", _divergence_pair),
     )),
-    "α and temperature": ExplorerCheck("temperature_explorer", (
+    "α and temperature": ExplorerCheck("TemperatureExplorer", (
         Move("greedy: both T = 0", "click", _temperature),
         Move("draft temperature T_q", "key:ArrowRight", _temperature),
     )),

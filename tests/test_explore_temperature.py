@@ -1,4 +1,4 @@
-"""The temperature explorer, driven headless: what it shows is what the core says."""
+"""The temperature explorer of notebook 06, driven headless: what it shows is what the core says."""
 
 import math
 
@@ -9,15 +9,15 @@ from hypothesis import strategies as st
 
 import specdec
 from specdec.temperature import related_logits, softmax
-from specdec.widgets import temperature_explorer
-from specdec.widgets.temperature import TEMPERATURE_GRID, TEMPERATURE_VOCAB
+from specdec.explore import TemperatureExplorer
+from specdec.explore.temperature import TEMPERATURE_GRID, TEMPERATURE_VOCAB
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
 
 
 @pytest.fixture(scope="module")
 def heat_explorer():
-    return temperature_explorer()
+    return TemperatureExplorer()
 
 
 def assert_temperature_view_matches_core(explorer):
@@ -33,7 +33,7 @@ def assert_temperature_view_matches_core(explorer):
     assert shown["tv"] == pytest.approx(1 - shown["alpha"], abs=1e-12)
     agree = np.argmax(target_logits) == np.argmax(draft_logits)
     assert shown["greedy_alpha"] == (1.0 if agree else 0.0)
-    assert f"α = Σ min(p, q) = <b>{shown['alpha']:.3f}</b>" in shown["readout"]
+    assert f"α = Σ min(p, q) = {shown['alpha']:.3f}; 1 − TV = {1 - shown['tv']:.3f}" in shown["readout"].text()
 
     bars_axes, curve_axes = explorer.figure.axes
     heights = [bar.get_height() for bar in bars_axes.patches]
@@ -78,16 +78,16 @@ def seeds_by_greedy_agreement():
 
 @pytest.mark.parametrize("which", ["agree", "differ"])
 def test_the_greedy_button_collapses_alpha_to_one_or_zero(which):
-    explorer = temperature_explorer()
+    explorer = TemperatureExplorer()
     agree, differ = seeds_by_greedy_agreement()
     explorer.controls["seed"].value = agree if which == "agree" else differ
     explorer.controls["greedy"].click()
     assert explorer.controls["target_temperature"].value == explorer.controls["draft_temperature"].value == 0
     assert_temperature_view_matches_core(explorer)
     assert explorer.shown["alpha"] == (1.0 if which == "agree" else 0.0)
-    assert "(greedy now)" in explorer.shown["readout"]
+    assert "(greedy now)" in explorer.shown["readout"].text()
     assert ("every draft token is accepted" if which == "agree" else "every draft token is rejected") \
-        in explorer.shown["readout"]
+        in explorer.shown["readout"].text()
     assert_picture_is_a_full_render(explorer)
 
     explorer.controls["plain"].click()
@@ -97,7 +97,7 @@ def test_the_greedy_button_collapses_alpha_to_one_or_zero(which):
 
 
 def test_a_button_redraws_the_view_once():
-    explorer = temperature_explorer(target_temperature=1.0, draft_temperature=1.0)
+    explorer = TemperatureExplorer(target_temperature=1.0, draft_temperature=1.0)
     pictures = []
     explorer.image.observe(lambda change: pictures.append(change["new"]), names="value")
     explorer.controls["greedy"].click()
@@ -126,4 +126,4 @@ def test_no_combination_of_temperature_controls_raises(heat_explorer, t_p, t_q, 
 ])
 def test_temperature_explorer_checks_its_starting_values(kwargs, error, name):
     with pytest.raises(error, match=name):
-        temperature_explorer(**kwargs)
+        TemperatureExplorer(**kwargs)

@@ -1,4 +1,4 @@
-"""The divergence explorer, driven headless: what it shows is what the core says."""
+"""The divergence explorer of notebook 06, driven headless: what it shows is what the core says."""
 
 import numpy as np
 import pytest
@@ -7,14 +7,15 @@ from hypothesis import strategies as st
 
 import specdec
 from specdec.divergence import CLOUD_SIZE, pair_cloud
-from specdec.widgets import divergence_explorer
+from specdec.explore import DivergenceExplorer
+from specdec.explore.divergence import KL_AXIS_MAX, CloudFigure
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
 
 
 @pytest.fixture(scope="module")
 def cloud_explorer():
-    return divergence_explorer()
+    return DivergenceExplorer()
 
 
 def assert_cloud_view_matches_core(explorer):
@@ -28,7 +29,8 @@ def assert_cloud_view_matches_core(explorer):
     assert shown["tv"] == pytest.approx(specdec.tv_distance(p, q), abs=1e-12)
     assert shown["kl"] == pytest.approx(specdec.kl_divergence(p, q), rel=1e-9, abs=1e-12)
     assert shown["largest_gap"] < 1e-12
-    assert f"α = <b>{specdec.acceptance_rate(p, q):.3f}</b>" in shown["readout"]
+    assert f"Pair {index}: α = {specdec.acceptance_rate(p, q):.3f}, TV = {specdec.tv_distance(p, q):.3f}" \
+        in shown["readout"].text()
 
     tv_axes, kl_axes = explorer.figure.axes
     (tv_points,) = tv_axes.collections
@@ -59,18 +61,18 @@ def test_every_cloud_control_at_its_minimum_maximum_and_middle(cloud_explorer, n
 
 
 def test_pairs_beyond_the_kl_axis_are_drawn_at_its_edge_and_counted():
-    explorer = divergence_explorer()
+    explorer = DivergenceExplorer()
     for seed in range(100):  # find a cloud with a KL past the axis: V = 2 makes the largest ones
         explorer.controls["vocab"].value = 2
         explorer.controls["seed"].value = seed
         if explorer.shown["beyond_axis"]:
             break
     cloud = explorer.shown["cloud"]
-    beyond = cloud.kl > 5.0
+    beyond = cloud.kl > KL_AXIS_MAX
     assert explorer.shown["beyond_axis"] == int(beyond.sum()) > 0
     kl_offsets = explorer.figure.axes[1].collections[0].get_offsets()[:, 0]
-    assert (kl_offsets[beyond] == 5.0).all() and (kl_offsets[~beyond] == cloud.kl[~beyond]).all()
-    assert "drawn at the right edge" in explorer.shown["readout"]
+    assert (kl_offsets[beyond] == KL_AXIS_MAX).all() and (kl_offsets[~beyond] == cloud.kl[~beyond]).all()
+    assert "drawn at the right edge" in explorer.shown["readout"].text()
 
 
 @settings(max_examples=20, deadline=None)
@@ -87,13 +89,13 @@ def test_no_combination_of_cloud_controls_raises(cloud_explorer, seed, vocab, pa
 ])
 def test_divergence_explorer_checks_its_starting_values(kwargs, error, name):
     with pytest.raises(error, match=name):
-        divergence_explorer(**kwargs)
+        DivergenceExplorer(**kwargs)
 
 
 def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
     from specdec.divergence import MIN_ALPHA_SPREAD, MIN_NEIGHBOURS
 
-    explorer = divergence_explorer(seed=0, vocab=2)
+    explorer = DivergenceExplorer(seed=0, vocab=2)
     seen = set()
     for seed in (0, 1):
         explorer.controls["seed"].value = seed
@@ -104,7 +106,7 @@ def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
                 explorer.controls["pair"].value = index
                 mine = cloud.kl[index]
                 alphas = [a for a, kl in zip(cloud.alpha, cloud.kl) if abs(kl - mine) <= 0.1 * mine]
-                readout = explorer.shown["readout"]
+                readout = explorer.shown["readout"].text()
                 if len(alphas) < MIN_NEIGHBOURS:
                     case = "too few"
                     assert f"Only {len(alphas)} pair" in readout and "too few" in readout
@@ -117,3 +119,11 @@ def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
                 assert ("KL alone does not fix α" in readout) == (case == "supported")
                 seen.add(case)
     assert {"too few", "supported"} <= seen  # both cases met, so both branches were checked
+
+
+def test_the_figure_draws_a_kl_past_the_axis_at_its_edge():
+    picture = CloudFigure()
+    picture.update(alpha=[0.7, 0.9], tv=[0.3, 0.1], kl=[0.4, 9.0], highlighted=1)
+    assert picture.kl_points.get_offsets()[:, 0].tolist() == [0.4, KL_AXIS_MAX]
+    assert picture.kl_ring.get_xydata().tolist() == [[KL_AXIS_MAX, 0.9]]
+    assert picture.png()[:4] == b"\x89PNG"

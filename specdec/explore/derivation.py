@@ -1,0 +1,187 @@
+"""Accepted part + resampled part = p, token by token, for the learner's own p and q (notebook 03).
+
+For each token the figure stacks the mass that comes out accepted, min(p, q), and the mass that
+comes out resampled, (1 − α)·r = max(0, p − q) (`specdec.output_law.position_law`); the stack
+reaches p exactly, whatever q is. The y axis follows the tallest bar, from a few round tops.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
+
+from .. import palette
+from ..output_law import position_law
+from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
+from ..limits import DERIVATION_VOCAB_MAX
+from ..validation import Distribution, checked
+from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, nice_top, role_style, styled
+
+def target_and_draft_marks(axes, positions, draft_size: float):
+    """p as outlined bars and q as diamonds over the tokens at `positions`, all at height 0 for now."""
+    zeros = np.zeros(len(positions))
+    target, draft = palette.ROLES["target"], palette.ROLES["draft"]
+    bars = axes.bar(positions, zeros, width=0.8, fill=False, edgecolor=target.colour, linewidth=2.5,
+                    label=target.labelled("outline"))
+    (marks,) = axes.plot(positions, zeros, linestyle="none", marker="D", markersize=draft_size,
+                         color=draft.colour, markeredgecolor=palette.HIGHLIGHT, label=draft.label)
+    return bars, marks
+
+
+def slider_row(value, name: str, arguments) -> np.ndarray:
+    """A distribution over 2 … `DERIVATION_VOCAB_MAX` tokens: one slider per token."""
+    row = Distribution()(value, name, arguments)
+    if not 2 <= row.size <= DERIVATION_VOCAB_MAX:
+        raise ValueError(f"{name} must have 2 … {DERIVATION_VOCAB_MAX} tokens for the sliders, got {row.size}")
+    return row
+
+
+class DerivationFigure:
+    """Accepted part + resampled part = p, token by token, with q beside it.
+
+    Examples
+    --------
+    >>> picture = DerivationFigure(["A", "B", "C", "D"])
+    >>> picture.update(position_law([0.5, 0.3, 0.2, 0.0], [0.25] * 4))
+    >>> [round(float(bar.get_y() + bar.get_height()), 3) for bar in picture.resampled_bars]
+    [0.5, 0.3, 0.2, 0.0]
+    """
+
+    def __init__(self, labels):
+        positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
+        parts = dict(width=0.6, edgecolor="white", linewidth=0.5, zorder=2)  # above the grid (zorder 1.5)
+        with styled():
+            self.figure = new_figure(7.5, 4.2)
+            self.axes = axes = self.figure.add_subplot()
+            self.accepted_bars = axes.bar(positions, zeros, **role_style("accepted"), **parts,
+                                          label=palette.ROLES["accepted"].labelled("q·min(1, p/q) = min(p, q)"))
+            self.resampled_bars = axes.bar(positions, zeros, **role_style("resampled"), **parts,
+                                           label=palette.ROLES["resampled"].labelled("(1 − α)·r = max(0, p − q)"))
+            self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
+            for bar in self.target_bars:
+                bar.set_zorder(2)
+            axes.set_xticks(positions, list(labels))
+            axes.set(title="Where each output token comes from", xlabel="token",
+                     ylabel="probability of being emitted", ylim=(0, 1.05), xlim=(-0.6, len(labels) - 0.4))
+            axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
+            axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25)
+            # Under the axes, so that the y limit can follow the bars without meeting the legend.
+            self.figure.legend(handles=[self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks],
+                               loc="outside lower center", ncols=2)
+        self._top = None
+        # The spines change with the bars, so that they are drawn over them, as in a full draw.
+        self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
+                                             self.draft_marks, *axes.spines.values()], occasional=[axes.yaxis])
+
+    def update(self, law) -> None:
+        """Show a `specdec.output_law.PositionLaw`."""
+        for accepted_bar, resampled_bar, target_bar, accepted, resampled, target in zip(
+                self.accepted_bars, self.resampled_bars, self.target_bars, law.accepted, law.resampled, law.target):
+            accepted_bar.set_height(accepted)
+            resampled_bar.set_y(accepted)
+            resampled_bar.set_height(resampled)
+            target_bar.set_height(target)
+        self.draft_marks.set_ydata(law.draft)
+        top = nice_top(max(float(np.max(law.target)), float(np.max(law.draft))))
+        if top != self._top:
+            self.axes.set_ylim(0, top)
+            self._top = top
+            self.fast.invalidate()
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the bars and markers."""
+        with styled():
+            return self.fast.png()
+
+
+class DerivationExplorer(Explorer):
+    """Sliders for p and q; bars showing accepted part + resampled part = p for every token.
+
+    Parameters
+    ----------
+    target, draft : array_like of shape (V,), optional
+        Starting p and q (2 ≤ V ≤ 8); by default row 0 of the worked example,
+        p = (0.5, 0.3, 0.2, 0) and q uniform.
+
+    Attributes
+    ----------
+    controls : dict
+        ``"p0"`` … and ``"q0"`` …, one weight slider per token for each model (each row of
+        weights is normalised to sum to 1), and three buttons that set q: ``"q = p"`` (α = 1),
+        ``"q on one token"`` (all of q on the token p likes most, so α is p of that token) and
+        ``"q where p has none"`` (q spread over the tokens p gives no weight, so α = 0; disabled
+        while p gives weight to every token).
+    shown : dict
+        ``law`` (a `specdec.output_law.PositionLaw`) and ``largest_gap`` (max |accepted + resampled − p|).
+
+    Examples
+    --------
+    >>> explorer = DerivationExplorer()
+    >>> explorer.shown["law"].acceptance_rate
+    0.7
+    >>> explorer.controls["q0"].value = 1.0
+    >>> explorer.shown["largest_gap"] < 1e-12
+    True
+    """
+
+    title = "Accepted part + resampled part = p"
+
+    @checked(target=slider_row, draft=Distribution(like="target"))
+    def __init__(self, target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0]):
+        p, q = target, draft
+        self.labels = labels = token_labels(p.size)
+        slider = dict(min=0.0, max=1.0, step=0.01, readout_format=".2f", style=LABEL_STYLE,
+                      layout=widgets.Layout(width="17em"))
+        controls = {f"{name}{i}": widgets.FloatSlider(value=round(float(values[i]), 2),
+                                                      description=f"{model} weight of {label}", **slider)
+                    for name, values, model in (("p", p, "target"), ("q", q, "draft"))
+                    for i, label in enumerate(labels)}
+        for name, tooltip in (
+                ("q = p", "q takes p's weights: every draft token is accepted"),
+                ("q on one token", "all of q's weight on the token p gives the most weight"),
+                ("q where p has none", "q's weight only on tokens p never produces: nothing is accepted")):
+            controls[name] = widgets.Button(description=name, tooltip=tooltip, layout=widgets.Layout(width="auto"))
+        rows = [[f"p{i}" for i in range(p.size)], [f"q{i}" for i in range(p.size)],
+                ["q = p", "q on one token", "q where p has none"]]
+        super().__init__(controls, rows, DerivationFigure(labels), compact_rows=([rows[2]], [rows[1], rows[0]]))
+        self.on_click("q = p", lambda: self.set_q(self.weights("p")))
+        self.on_click("q on one token", lambda: self.set_q(np.arange(p.size) == np.argmax(self.weights("p"))))
+        self.on_click("q where p has none", self.q_where_p_has_none)
+
+    def weights(self, name: str) -> np.ndarray:
+        """The slider values of row `name` ("p" or "q"), as they are (not normalised)."""
+        return np.array([self.value(f"{name}{i}") for i in range(len(self.labels))])
+
+    def set_q(self, values) -> None:
+        """Set every q slider (a button's action: the view is drawn once)."""
+        for i, value in enumerate(np.asarray(values, dtype=float)):
+            self.controls[f"q{i}"].value = round(float(value), 2)
+
+    def q_where_p_has_none(self) -> None:
+        """Spread q over the tokens p gives no weight, if there are any."""
+        empty = self.weights("p") == 0
+        if empty.any():
+            self.set_q(empty)
+
+    def compute(self) -> dict:
+        p, q = (self.weights(name) for name in "pq")
+        uniform = np.full(p.size, 1.0 / p.size)
+        law = position_law(p / p.sum() if p.sum() > 0 else uniform, q / q.sum() if q.sum() > 0 else uniform)
+        self.picture.update(law)
+        self.controls["q where p has none"].disabled = bool((p > 0).all())
+        return {"law": law, "largest_gap": float(np.abs(law.total - law.target).max())}
+
+    def describe(self, shown: dict) -> Readout:
+        law = shown["law"]
+        alpha = law.acceptance_rate
+        return Readout([
+            line("α = Σ min(p, q) = ", bold(f"{alpha:.3f}"), f"; a rejection happens with probability 1 − α = "
+                 f"{1 - alpha:.3f}.", key=True),
+            line("token: p, q → accepted + resampled = sum"),
+            *(line(f"{label}: {p:.3f}, {q:.3f} → {a:.3f} + {r:.3f} = ", bold(f"{a + r:.3f}"), key=False)
+              for label, p, q, a, r in zip(self.labels, law.target, law.draft, law.accepted, law.resampled)),
+            line("Largest |sum − p| over the tokens: ", bold(f"{shown['largest_gap']:.1e}"),
+                 ". The sum is p, whatever q is; only α, how often the draft is kept, depends on q.", key=True),
+        ])

@@ -1,0 +1,169 @@
+"""α against TV and KL(p‖q) for a seeded cloud of random pairs (notebook 06).
+
+Every pair of the cloud (`specdec.divergence.pair_cloud`) lies on α = 1 − TV; against KL(p‖q) the
+pairs lie on no curve, only above Pinsker's bound α ≥ 1 − √(KL/2). One pair is ringed and its
+numbers listed. The KL axis uses a square-root scale: it spreads out the many pairs with a small KL
+and makes Pinsker's bound a straight line; a pair past the axis is drawn at its right edge. What is
+simplified is said in `specdec.divergence`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import FixedLocator
+
+from .. import palette
+from ..limits import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN
+from ..validation import Count, checked
+from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
+                    panel_axes, styled)
+
+#: The largest KL(p‖q) the KL axis shows, in nats, and its ticks.
+KL_AXIS_MAX = 5.0
+KL_TICKS = (0, 0.1, 0.5, 1, 2, 3, 4, 5)
+
+
+class CloudFigure:
+    """α against TV (left) and against KL(p‖q) (right) for a cloud of pairs, one pair ringed.
+
+    Examples
+    --------
+    >>> picture = CloudFigure()
+    >>> picture.update(alpha=[0.7, 0.9], tv=[0.3, 0.1], kl=[0.4, 9.0], highlighted=1)
+    >>> picture.kl_points.get_offsets()[:, 0].tolist()  # the second KL is beyond the axis
+    [0.4, 5.0]
+    """
+
+    def __init__(self):
+        points = dict(s=18, color=palette.HIGHLIGHT, alpha=0.45, edgecolors="none", label="one random pair (p, q)")
+        ring = dict(linestyle="none", marker="o", markersize=13, markerfacecolor="none",
+                    markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="highlighted pair")
+        with styled():
+            self.figure = new_figure(9.0, 3.8, compact_size=COMPACT_FIGURE_INCHES)
+            self.tv_axes, self.kl_axes = tv_axes, kl_axes = panel_axes(self.figure, 2)
+            tv_axes.plot([0, 1], [1, 0], color=palette.NEUTRAL, linestyle="--", linewidth=1.5, label="α = 1 − TV")
+            self.tv_points = tv_axes.scatter(np.zeros(0), np.zeros(0), **points)
+            (self.tv_ring,) = tv_axes.plot([0], [1], **ring)
+            tv_axes.set(title="α against total variation", xlabel="TV(p, q) = ½ Σ |p − q|",
+                        ylabel="α = Σ min(p, q)", xlim=(0, 1), ylim=(0, 1.03))
+            kl_grid = np.linspace(0, KL_AXIS_MAX, 200)
+            kl_axes.plot(kl_grid, pinsker_bound(kl_grid), color=palette.NEUTRAL, linestyle="-.", linewidth=1.5,
+                         label="Pinsker: α ≥ 1 − √(KL/2)")
+            self.kl_points = kl_axes.scatter(np.zeros(0), np.zeros(0), **points)
+            (self.kl_ring,) = kl_axes.plot([0], [1], **ring)
+            # The scale is also asked about values left of 0 (margins): clip them to 0.
+            kl_axes.set_xscale("function", functions=(lambda x: np.sqrt(np.maximum(x, 0.0)), np.square))
+            kl_axes.xaxis.set_major_locator(FixedLocator(KL_TICKS))
+            kl_axes.set(title="α against KL(p‖q)", xlabel="KL(p‖q) in nats (square-root scale)",
+                        ylabel="α = Σ min(p, q)", xlim=(0, KL_AXIS_MAX), ylim=(0, 1.03))
+            for axes in (tv_axes, kl_axes):
+                axes.legend(loc="upper right")
+        self.fast = FastRedraw(self.figure, [self.tv_points, self.tv_ring, self.kl_points, self.kl_ring])
+
+    def update(self, alpha, tv, kl, highlighted: int) -> None:
+        """Show a new cloud (α, TV and KL of each pair) and ring pair number `highlighted`."""
+        alpha, tv = np.asarray(alpha, dtype=float), np.asarray(tv, dtype=float)
+        shown_kl = np.minimum(np.asarray(kl, dtype=float), KL_AXIS_MAX)
+        self.tv_points.set_offsets(np.column_stack([tv, alpha]))
+        self.kl_points.set_offsets(np.column_stack([shown_kl, alpha]))
+        self.tv_ring.set_data([tv[highlighted]], [alpha[highlighted]])
+        self.kl_ring.set_data([shown_kl[highlighted]], [alpha[highlighted]])
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the points and rings."""
+        with styled():
+            return self.fast.png()
+
+
+class DivergenceExplorer(Explorer):
+    """α against TV and KL(p‖q) for a seeded cloud of random pairs, with one pair highlighted.
+
+    Parameters
+    ----------
+    seed : int in 0 … 99
+        Seed of the cloud.
+    vocab : int in 2 … 64
+        Number of tokens V of every pair.
+    pair : int in 0 … 199
+        The pair whose numbers the readout lists and the figure rings.
+
+    Attributes
+    ----------
+    controls : dict
+        ``"seed"``, ``"vocab"``, ``"pair"``.
+    shown : dict
+        ``cloud`` (a `specdec.divergence.PairCloud`); ``seed``, ``vocab``, ``pair``; ``alpha``, ``tv``
+        and ``kl`` of the highlighted pair; ``largest_gap`` (the largest |α − (1 − TV)| over the
+        cloud); ``beyond_axis`` (pairs with KL past the axis); ``kl_neighbours`` (pairs with a KL
+        within 10% of the highlighted one's) with their ``neighbour_alpha_range``; ``kl_band`` (a
+        `specdec.divergence.KLBand`: the readout says KL alone does not fix α only when it shows it).
+
+    Examples
+    --------
+    >>> explorer = DivergenceExplorer()
+    >>> explorer.shown["largest_gap"] < 1e-12
+    True
+    """
+
+    title = "α, total variation and KL divergence"
+
+    @checked(seed=Count(0, SEED_SLIDER_MAX), vocab=Count(VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX),
+             pair=Count(0, CLOUD_SIZE - 1))
+    def __init__(self, seed=0, vocab=8, pair=0):
+        slider = dict(style=LABEL_STYLE)
+        controls = {
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="cloud seed", **slider),
+            "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
+                                       description="tokens per distribution V", **slider),
+            "pair": widgets.IntSlider(value=pair, min=0, max=CLOUD_SIZE - 1, description="highlighted pair",
+                                      **slider),
+        }
+        self.cloud = functools.lru_cache(maxsize=1)(pair_cloud)  # moving the highlight alone keeps the cloud
+        super().__init__(controls, [["seed", "vocab"], ["pair"]], CloudFigure())
+
+    def compute(self) -> dict:
+        seed, vocab, index = self.value("seed"), self.value("vocab"), self.value("pair")
+        cloud = self.cloud(seed, vocab)
+        self.picture.update(cloud.alpha, cloud.tv, cloud.kl, index)
+        band = cloud.kl_band(index)
+        return {
+            "cloud": cloud, "seed": seed, "vocab": vocab, "pair": index,
+            "alpha": float(cloud.alpha[index]), "tv": float(cloud.tv[index]), "kl": float(cloud.kl[index]),
+            "largest_gap": cloud.largest_gap, "beyond_axis": int(np.sum(cloud.kl > KL_AXIS_MAX)),
+            "kl_neighbours": band.count, "neighbour_alpha_range": (band.alpha_low, band.alpha_high),
+            "kl_band": band,
+        }
+
+    def describe(self, shown: dict) -> Readout:
+        cloud, beyond, band = shown["cloud"], shown["beyond_axis"], shown["kl_band"]
+        kl = shown["kl"]
+        return Readout([
+            line(f"{len(cloud.alpha)} random pairs over V = {shown['vocab']} tokens, seed {shown['seed']}"),
+            line(f"Largest |α − (1 − TV)| in the cloud: {shown['largest_gap']:.1e}: every pair lies on the line."),
+            line(f"KL(p‖q) spans {cloud.kl.min():.3f} … {cloud.kl.max():.2f} nats."),
+            *([line(f"{beyond} pair{'s' if beyond != 1 else ''} with KL > {KL_AXIS_MAX:g} drawn at the right edge")]
+              if beyond else []),
+            line(bold(f"Pair {shown['pair']}"), ": α = ", bold(f"{shown['alpha']:.3f}"),
+                 f", TV = {shown['tv']:.3f}, 1 − TV = {1 - shown['tv']:.3f}", key=True),
+            line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(kl)):.3f}",
+                 key=True),
+            line(kl_band_text(band)),
+        ])
+
+
+def kl_band_text(band) -> str:
+    """What the pairs near one KL show, with a conclusion only when they support it."""
+    if not band.enough_pairs:
+        noun = "pair has" if band.count == 1 else "pairs have"
+        return (f"Only {band.count} {noun} a KL within 10% of this one's: too few to say how much α "
+                f"varies at this KL (it takes {MIN_NEIGHBOURS}). Highlight a pair where the cloud is denser.")
+    text = f"The {band.count} pairs whose KL is within 10% of this one's have α from {band.alpha_low:.3f} to " \
+           f"{band.alpha_high:.3f}"
+    if band.shows_kl_does_not_fix_alpha:
+        return text + ": the same KL, clearly different α. KL alone does not fix α."
+    return (text + f", a spread of {band.spread:.3f}, under {MIN_ALPHA_SPREAD}: these pairs alone do not "
+            "show α varying at this KL. Highlight another pair, or change the seed or V.")

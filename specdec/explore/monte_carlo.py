@@ -1,0 +1,273 @@
+"""Up to a million sampled verify steps against the exact law (notebook 03).
+
+The explorer samples steps with `specdec.sampling.sample_steps` (or a broken rule's vectorised
+sampler, `specdec.broken_rules`) and compares them with the exact law: the tokens at one output
+position against pᵢ, the tokens per step against their law, and the largest deviation from pᵢ
+against n. The correct rule passes at every n; a broken rule fails once n is large enough, and its
+deviation curve stops following the chance guide and levels off at the bias.
+
+What is simplified: each (rule, seed) pair is one run (`specdec.sampled_runs`), sampled in blocks of
+100,000 steps as the n slider asks for more; the slider looks at its first n steps. Growing n adds
+samples to the same run, as a longer experiment would; moving the slider back costs no sampling.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import palette
+from ..broken_rules import BROKEN_RULES
+from ..goodness_of_fit import format_p_value
+from ..output_law import reach_probabilities, token_count_law
+from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
+from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
+from ..limits import SEED_SLIDER_MAX, STEPS_SLIDER_MIN
+from ..validation import Count, OneOf, StepRows, checked
+from .derivation import target_and_draft_marks
+from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, styled
+
+#: The most tokens the token panel shows.
+MAX_SHOWN_VOCAB = 26
+#: Hatching of sampled frequencies (grey, and unlike every role's hatch: measured, not a role).
+SAMPLED_HATCH = "||"
+#: The deviation plot's axes: the n slider runs from 10² to 10⁶.
+N_AXIS = (60, 1.6e6)
+DEVIATION_AXIS = (1e-4, 1.0)
+
+#: How each rule is named in the dropdown.
+RULE_LABELS = {
+    "correct": "the correct rule",
+    "resample_from_target": "broken: resample from p, not the residual",
+    "resample_from_draft": "broken: resample from q, not the residual",
+    "accept_with_target_probability": "broken: accept with probability p(x)",
+    "always_accept": "broken: always accept (no verification)",
+    "drop_bonus_token": "broken: drop the bonus token",
+    "one_uniform_for_all": "broken: one uniform for every position",
+    "greedy_draft": "broken: greedy draft, q in the ratio",
+    "unprocessed_draft_in_ratio": "broken: draft sampled at T = 0.5, raw q in the ratio",
+    "swapped_roles": "broken: p and q swapped",
+}
+
+
+def verdict(fit) -> str:
+    """"passes" or "FAILS", and the fit's χ² p-value."""
+    return f"{'passes' if fit.passed else 'FAILS'}: χ² p-value {format_p_value(fit.p_value)}"
+
+
+class ShownRows(StepRows):
+    """The rows of a verify step, over at most `MAX_SHOWN_VOCAB` tokens (one bar each)."""
+
+    def update(self, arguments):
+        super().update(arguments)
+        vocab = arguments[self.target].shape[1]
+        if vocab > MAX_SHOWN_VOCAB:
+            raise ValueError(f"the explorer shows at most {MAX_SHOWN_VOCAB} tokens, got V = {vocab}")
+
+
+class MonteCarloFigure:
+    """Sampled output tokens at one position, tokens per step, and the largest deviation against n.
+
+    Parameters
+    ----------
+    labels : list of str
+        One name per token.
+    gamma : int
+        The draft length; the count panel shows 0 … γ+1 tokens per step.
+
+    Examples
+    --------
+    >>> picture = MonteCarloFigure(["A", "B"], gamma=1)
+    >>> picture.update(position=0, frequencies=[0.6, 0.4], target=[0.6, 0.4], draft=[0.5, 0.5],
+    ...                count_frequencies=[0, 0.2, 0.8], count_law=[0, 0.2, 0.8], sizes=[100, 1000],
+    ...                deviations=[0.05, 0.01], guide=[0.05, 0.016], n=1000, verdicts=("passes", "passes"))
+    >>> picture.verdict_texts[0].get_text()
+    'passes'
+    """
+
+    def __init__(self, labels, gamma: int):
+        tokens, counts = np.arange(len(labels)), np.arange(gamma + 2)
+        sampled = dict(width=0.6, color=palette.NEUTRAL, hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
+                       label="sampled frequency")
+        with styled():
+            self.figure = new_figure(10.0, 6.6)
+            grid = self.figure.subplot_mosaic([["tokens", "counts"], ["deviation", "deviation"]],
+                                              width_ratios=[max(2, len(labels)), gamma + 2])
+            self.token_axes, self.count_axes, self.deviation_axes = (grid[name] for name in
+                                                                     ("tokens", "counts", "deviation"))
+            token_axes, count_axes, deviation_axes = self.token_axes, self.count_axes, self.deviation_axes
+            self.sampled_bars = token_axes.bar(tokens, np.zeros(len(labels)), **sampled)
+            self.target_bars, self.draft_marks = target_and_draft_marks(token_axes, tokens, draft_size=8)
+            token_axes.set_xticks(tokens, list(labels))
+            token_axes.set(xlabel="output token", ylabel="frequency / probability", ylim=(0, 1.3),
+                           xlim=(-0.6, len(labels) - 0.4))
+            token_axes.legend(loc="upper right", fontsize=9)  # 9 pt (the minimum): clears the verdict line
+            self.token_title = token_axes.set_title(" ")
+            self.count_bars = count_axes.bar(counts, np.zeros(gamma + 2), **sampled)
+            self.count_law_bars = count_axes.bar(counts, np.zeros(gamma + 2), width=0.8, fill=False,
+                                                 edgecolor=palette.HIGHLIGHT, linewidth=2, linestyle="--",
+                                                 label="exact law (outline)")
+            count_axes.set_xticks(counts)
+            count_axes.set(title="Tokens per step", xlabel="tokens emitted by one step",
+                           ylabel="frequency / probability", ylim=(0, 1.3), xlim=(-0.6, gamma + 1.6))
+            count_axes.legend(loc="upper right")
+            self.verdict_texts = [axes.text(0.02, 0.96, "", transform=axes.transAxes, va="top", fontsize=10,
+                                            fontweight="bold") for axes in (token_axes, count_axes)]
+            (self.deviation_line,) = deviation_axes.plot([1], [1], color=palette.HIGHLIGHT, marker="o", markersize=4,
+                                                         linewidth=1.8,
+                                                         label="largest |frequency − p| among the first n steps")
+            (self.guide_line,) = deviation_axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
+                                                     label="1/√n guide (one standard deviation)")
+            self.n_marker = deviation_axes.axvline(1e5, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                                                   label="n on the slider")
+            deviation_axes.set(xscale="log", yscale="log", xlim=N_AXIS, ylim=DEVIATION_AXIS,
+                               xlabel="steps n (log scale)", ylabel="largest deviation (log scale)")
+            self.deviation_title = deviation_axes.set_title(" ")
+            deviation_axes.legend(loc="lower left")
+        self.fast = FastRedraw(self.figure, [
+            *self.sampled_bars, *self.target_bars, self.draft_marks, self.token_title, *self.verdict_texts,
+            *self.count_bars, *self.count_law_bars, self.deviation_line, self.guide_line, self.n_marker,
+            self.deviation_title])
+
+    def update(self, position: int, frequencies, target, draft, count_frequencies, count_law,
+               sizes, deviations, guide, n: int, verdicts) -> None:
+        """Show position `position`: its sampled frequencies against p (and q; None at the bonus position).
+
+        `verdicts` are short texts written on the token and count panels, in green when they start
+        with "passes" and in vermillion otherwise.
+        """
+        for bars, heights in ((self.sampled_bars, frequencies), (self.target_bars, target),
+                              (self.count_bars, count_frequencies), (self.count_law_bars, count_law)):
+            for bar, height in zip(bars, heights):
+                bar.set_height(height)
+        self.draft_marks.set_visible(draft is not None)
+        if draft is not None:
+            self.draft_marks.set_ydata(draft)
+        for text, words in zip(self.verdict_texts, verdicts):
+            text.set_text(words)
+            text.set_color(palette.ACCEPTED if words.startswith("passes") else palette.RESAMPLED)
+        self.token_title.set_text(f"Output tokens at position {position}")
+        self.deviation_line.set_data(sizes, np.maximum(deviations, DEVIATION_AXIS[0]))
+        self.guide_line.set_data(sizes, guide)
+        self.n_marker.set_xdata([n, n])
+        self.deviation_title.set_text(f"Position {position}: the largest deviation from p as n grows")
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only what changes."""
+        with styled():
+            return self.fast.png()
+
+
+class MonteCarloExplorer(Explorer):
+    """Sample up to a million verify steps and test them against the exact law.
+
+    Parameters
+    ----------
+    target_probs, draft_probs : array_like, optional
+        The rows of every step, (γ+1, V) and (γ, V) with V ≤ 26; by default the worked example's.
+    rule : str
+        "correct" or a name from `specdec.broken_rules.BROKEN_RULES`.
+    n : int in 100 … 1,000,000
+        How many steps to look at.
+    seed : int in 0 … 99
+
+    Attributes
+    ----------
+    controls : dict
+        ``"rule"`` (dropdown), ``"n"`` (log slider), ``"position"``, ``"seed"``. Choosing a rule
+        moves ``position`` to where that rule's bias shows most (the smallest p-value).
+    shown : dict
+        ``rule``, ``n``, ``position``, ``seed``, ``position_fits`` (a
+        `specdec.goodness_of_fit.FitResult` per position), ``count_fit``, ``passed`` (all of them
+        pass), ``frequencies`` (of the shown position), ``count_frequencies``, and ``sizes`` and
+        ``deviations`` (the deviation curve).
+
+    Examples
+    --------
+    >>> explorer = MonteCarloExplorer(n=10_000)
+    >>> explorer.shown["passed"]
+    True
+    >>> explorer.controls["rule"].value = "always_accept"
+    >>> explorer.shown["passed"]
+    False
+    """
+
+    title = "A million verify steps against the exact law"
+
+    @checked(ShownRows("target_probs", "draft_probs"), rule=OneOf(*RULE_LABELS), n=Count(STEPS_SLIDER_MIN, MAX_STEPS),
+             seed=Count(0, SEED_SLIDER_MAX))
+    def __init__(self, target_probs=SPEC_TARGET_PROBS, draft_probs=SPEC_DRAFT_PROBS, rule="correct", n=100_000,
+                 seed=0):
+        self.target, self.draft = target_probs, draft_probs
+        self.gamma = gamma = self.draft.shape[0]
+        controls = {
+            "rule": widgets.Dropdown(options=[(label, name) for name, label in RULE_LABELS.items()], value=rule,
+                                     description="verify rule", style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
+            "n": widgets.FloatLogSlider(value=n, base=10, min=2, max=6, step=0.25, description="steps n",
+                                        readout_format=",.0f", continuous_update=False, style=LABEL_STYLE,
+                                        layout=widgets.Layout(width="26em")),
+            "position": widgets.IntSlider(value=0, min=0, max=gamma, description="output position i",
+                                          style=LABEL_STYLE),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed",
+                                      continuous_update=False, style=LABEL_STYLE),
+        }
+        self.runs = SampledRuns(self.target, self.draft)
+        self.count_law = np.concatenate(([0.0], token_count_law(self.target, self.draft)))
+        self.reach = reach_probabilities(self.target, self.draft)
+        controls["position"].value = self.worst_position(rule, seed, n, 0)
+        super().__init__(controls, [["rule"], ["n", "position", "seed"]],
+                         MonteCarloFigure(token_labels(self.target.shape[1]), gamma))
+        self.on_change("rule", self.on_rule)
+
+    def steps(self) -> int:
+        return int(round(self.value("n")))
+
+    def worst_position(self, rule: str, seed: int, steps: int, current: int) -> int:
+        """Where a broken rule fails most (the smallest p-value), or `current` if it fails at no position."""
+        if rule == "correct":
+            return current
+        fits = self.runs.get(rule, seed).position_fits(steps)
+        failing = [i for i, fit in enumerate(fits) if not fit.passed]
+        return min(failing, key=lambda i: (fits[i].p_value, i)) if failing else current
+
+    def on_rule(self) -> None:
+        """A new rule: jump to the position where it fails most (one redraw either way)."""
+        self.controls["position"].value = self.worst_position(self.value("rule"), self.value("seed"), self.steps(),
+                                                              self.value("position"))
+
+    def compute(self) -> dict:
+        rule, position, steps, seed = self.value("rule"), self.value("position"), self.steps(), self.value("seed")
+        run = self.runs.get(rule, seed)
+        fits = run.position_fits(steps)
+        count_fit, count_frequencies = run.count_fit(steps, self.count_law)
+        sizes, deviations = run.deviation_curve(position, steps)
+        frequencies = run.frequencies(steps, position)
+        self.picture.update(position, frequencies, self.target[position],
+                            self.draft[position] if position < self.gamma else None, count_frequencies,
+                            self.count_law, sizes, deviations,
+                            deviation_guide(self.target[position], self.reach[position], sizes), steps,
+                            (verdict(fits[position]), verdict(count_fit)))
+        return {"rule": rule, "n": steps, "position": position, "seed": seed, "position_fits": fits,
+                "count_fit": count_fit, "passed": count_fit.passed and all(fit.passed for fit in fits),
+                "frequencies": frequencies, "count_frequencies": count_frequencies,
+                "sizes": sizes, "deviations": deviations}
+
+    def describe(self, shown: dict) -> Readout:
+        rule, count_fit = shown["rule"], shown["count_fit"]
+        about = ([line("The correct rule: accept with min(1, p/q), resample from the residual, add a bonus.")]
+                 if rule == "correct" else
+                 [line(bold("The mistake:"), " ", BROKEN_RULES[rule].mistake),
+                  line(bold("In real engines:"), " ", BROKEN_RULES[rule].real_world)])
+        checks = [line(f"position {i}: {fit.n:,} tokens, TV {fit.tv:.4f} (chance: {fit.typical_tv:.4f}), "
+                       f"p-value {format_p_value(fit.p_value)} {'✓' if fit.passed else '✗'}") if fit.n else
+                  line(f"position {i}: never reached, nothing to test")
+                  for i, fit in enumerate(shown["position_fits"])]
+        return Readout([
+            line(f"{RULE_LABELS[rule]}, seed {shown['seed']}, n = {shown['n']:,} steps"), *about,
+            line(bold("passes"), ": every position follows its pᵢ and the counts follow their law") if shown["passed"]
+            else line(bold("FAILS"), ": at least one check rejects the law (✗)"),
+            *checks,
+            line(f"tokens per step: TV {count_fit.tv:.4f}, p-value {format_p_value(count_fit.p_value)} "
+                 f"{'✓' if count_fit.passed else '✗'}"),
+            line(f"Position {shown['position']}: {shown['position_fits'][shown['position']].verdict}."),
+        ])
