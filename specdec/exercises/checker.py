@@ -41,11 +41,12 @@ import time
 import traceback
 import warnings
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .. import core, palette, theory
+from ..validation import InstanceOf, checked
 from . import cases as _cases
 from .cases import Case
 from .mistakes import MISTAKES, SYMPTOMS, Mistake
@@ -664,6 +665,23 @@ def _what_the_cases_are(cases) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
+def _exercise_name(value, name, arguments) -> str:
+    listed = ", ".join(map(repr, EXERCISE_NAMES))
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be the exercise's name as a string, one of {listed}; got {type(value).__name__}")
+    if value not in EXERCISES:
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+    return value
+
+
+def _seconds(value, name, arguments):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 600:
+        raise ValueError(f"{name} must be a number of seconds in (0, 600], got {value!r}")
+    return value
+
+
+@checked(name=_exercise_name, function=InstanceOf(Callable, "the function you wrote (a callable)"),
+         time_limit=_seconds)
 def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     """Check your implementation of one exercise of notebook 09 against specdec's.
 
@@ -694,15 +712,6 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     >>> result.case.label, result.hint.startswith("at α = 1 the formula divides by zero")
     ('worked example (α = 1: every draft token passes)', True)
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be the exercise's name as a string, one of {', '.join(map(repr, EXERCISE_NAMES))}; "
-                        f"got {type(name).__name__}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit <= 600:
-        raise ValueError(f"time_limit must be a number of seconds in (0, 600], got {time_limit!r}")
-    if name not in EXERCISES:
-        raise ValueError(f"name must be one of {', '.join(map(repr, EXERCISE_NAMES))}; got {name!r}")
-    if not callable(function):
-        raise TypeError(f"function must be the function you wrote (a callable), got {type(function).__name__}")
     exercise = EXERCISES[name]
     cases = exercise.cases()
     got = []

@@ -22,6 +22,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
+from ..validation import checked
+
 #: Width the question and the feedback are wrapped to.
 TEXT_WIDTH = 100
 #: The kinds of question; the last two make a learner use what the notebook taught.
@@ -209,8 +211,8 @@ QUESTIONS = {question.key: question for question in (
         "more often than p says, and the number of tokens per step is right. Which mistake fits?",
         "b",
         a=("It accepts when u ≤ p(x)/q(x) instead of u < p(x)/q(x).",
-           "That changes a step only when u is exactly 0, about once in 2⁵³ draws for numpy's float64 "
-           "uniforms: a million steps never see it."),
+           "That changes a step only when u equals the ratio exactly, such as u = 0 at a token with p(x) = 0: "
+           "about once in 2⁵³ draws for numpy's float64 uniforms, which a million steps never see."),
         b=("It draws the replacement from p instead of the residual norm(max(0, p − q)).",
            "The accepted tokens already supply min(p, q); drawing the rest from p adds the overlap a second "
            "time, so the tokens the draft covers are over-produced."),
@@ -462,19 +464,39 @@ QUESTIONS = {question.key: question for question in (
 )}
 
 
+def _question_key(value, name, arguments) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a question name (a str), got {type(value).__name__}")
+    if value not in QUESTIONS:
+        raise ValueError(f"{name} must name a question, one of {', '.join(sorted(QUESTIONS))}; got {value!r}")
+    return value
+
+
+def _letter(value, name, arguments) -> str | None:
+    """None, or a letter of the question's choices in either case, as the lower-case letter."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a letter such as 'a' (a str) or None, got {type(value).__name__}")
+    choices = QUESTIONS[arguments["key"]].choices
+    letter = value.strip().lower()
+    if letter not in choices:
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise ValueError(f"{name} must be one of {listed} for question {arguments['key']!r}, got {value!r}")
+    return letter
+
+
+@checked(key=_question_key)
 def question(key) -> Question:
     """The question called `key`; printing it shows the question and its lettered choices.
 
     >>> print(question("token_count_law"))  # doctest: +ELLIPSIS
     token_count_law: A step has γ = 2 draft tokens ...
     """
-    if not isinstance(key, str):
-        raise TypeError(f"key must be a question name (a str), got {type(key).__name__}")
-    if key not in QUESTIONS:
-        raise ValueError(f"key must name a question, one of {', '.join(sorted(QUESTIONS))}; got {key!r}")
     return QUESTIONS[key]
 
 
+@checked(key=_question_key, answer=_letter)
 def check_answer(key, answer) -> Feedback:
     """Whether `answer` (a letter such as "a") is right for question `key`, and why.
 
@@ -495,16 +517,11 @@ def check_answer(key, answer) -> Feedback:
     >>> print(check_answer("kl_and_alpha", "A"))  # doctest: +ELLIPSIS
     ✗ kl_and_alpha: Not quite. α measures the overlap ...
     """
-    item = question(key)
-    letters = ", ".join(repr(letter) for letter in item.choices)
+    item = QUESTIONS[key]
     if answer is None:
+        letters = ", ".join(repr(letter) for letter in item.choices)
         return Feedback(key, None, f"no answer yet. Replace None with one of {letters} and run the cell again.")
-    if not isinstance(answer, str):
-        raise TypeError(f"answer must be a letter such as 'a' (a str) or None, got {type(answer).__name__}")
-    letter = answer.strip().lower()
-    if letter not in item.choices:
-        raise ValueError(f"answer must be one of {letters} for question {key!r}, got {answer!r}")
-    choice = item.choices[letter]
-    if letter == item.answer:
+    choice = item.choices[answer]
+    if answer == item.answer:
         return Feedback(key, True, f"Right. {choice.why}")
     return Feedback(key, False, f"Not quite. {choice.why} Try another letter.")
