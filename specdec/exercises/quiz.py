@@ -436,6 +436,20 @@ QUESTIONS = {question.key: question for question in (
            "draws, they move the output away from p."),
     ),
     _question(
+        "tree_longest_step", "application",
+        "A token tree of depth 3 and branching 2 (2 + 4 + 8 = 14 draft tokens) is verified in one target "
+        "pass. What is the most tokens one step can emit?",
+        "b",
+        a=("15",
+           "All 14 draft tokens and a bonus token would need every branch kept. The branches are alternatives: an accepted token rules out its siblings, so at most one path from "
+           "the root, 3 tokens deep, is kept."),
+        b=("4",
+           "At each depth at most one child is accepted, so a step keeps one root-to-leaf path of 3 tokens "
+           "and adds the bonus token: a tree buys more chances per depth, not more depth."),
+        c=("3", "One token per depth leaves out the bonus: when a whole path passes, the target's pass also "
+                "gives the row after its leaf, and the bonus token comes from it."),
+    ),
+    _question(
         "exact_acceptance_cap", "diagnosis",
         "A verifier takes one draft token x ~ q per position. It accepts far more often than Σ min(p, q), and "
         "a chi-square check of its output against p fails. What can you conclude?",
@@ -449,6 +463,22 @@ QUESTIONS = {question.key: question for question in (
         c=("It is a lossy rule, such as typical acceptance: it buys acceptance by giving up exactness.",
            "If the output is p, x can be accepted at most min(p(x), q(x)) of the time, so any rule with one "
            "candidate that accepts more than Σ min(p, q) cannot output p."),
+    ),
+    _question(
+        "typical_with_perfect_draft", "diagnosis",
+        "You run typical acceptance with a draft equal to the target (q = p), and some draft tokens are still "
+        "rejected. Is that a bug?",
+        "b",
+        a=("Yes: with q = p the draft is perfect, so every rule accepts every draft token.",
+           "The exact rule does, since min(1, p/q) = 1. Typical acceptance never looks at q: it keeps x only if "
+           "p(x) is above a threshold, so a token the target finds unlikely is rejected even from a perfect "
+           "draft."),
+        b=("No: typical acceptance keeps x only when p(x) > min(ε, δ·exp(−H(p))), whatever q is.",
+           "Its test is about the target alone, so even q = p loses the target's unlikely tokens, and the "
+           "output is not p: the rule trades exactness for acceptance."),
+        c=("Yes: the threshold should use the draft's entropy H(q), not the target's.",
+           "Medusa's threshold uses the target's entropy H(p), as here; and from H(q) it would still reject "
+           "the unlikely tokens."),
     ),
     _question(
         "adaptive_full_acceptance", "application",
