@@ -281,8 +281,8 @@ QUESTIONS = {question.key: question for question in (
         "a",
         a=("About 42 ms, the same as over one position.",
            "At batch 1 the pass does about 5 FLOPs per byte it reads, far below 295: reading the weights "
-           "sets the time, and one read serves all five positions. That is exact in this model; real "
-           "kernels lose a little before the bend."),
+           "sets the time, and one read serves all five positions. In this cost model the two times are "
+           "equal; real kernels lose a little before the bend."),
         b=("About 210 ms: five positions cost five passes.",
            "That would hold if the arithmetic set the time. At batch 1 the reading of 140 GB of weights "
            "does, and the five positions share one read."),
@@ -392,10 +392,11 @@ QUESTIONS = {question.key: question for question in (
         "mismatched_vocabularies", "diagnosis",
         "You fit the draft on one text and the target on another; each numbers its characters in the order "
         "it first met them, and you pass their rows to the rule as they are. The output still passes the "
-        "check against p, but α is near 0 even where both models are sure of the same next character. Why?",
+        "check against p, but α is near 0, far below what the same two orders reach when fitted on one text. "
+        "Why?",
         "c",
         a=("The draft sees too little context.",
-           "Less context lowers α, but not where both models are sure of the same character: there they agree."),
+           "Less context lowers α, but the same orders fitted on one text agree far more often."),
         b=("The rule does not work for character models.",
            "The rule is the same for any vocabulary, characters or subword tokens."),
         c=("Index i is one character for the draft and another for the target, so the rule compares "
@@ -408,8 +409,8 @@ QUESTIONS = {question.key: question for question in (
     _question(
         "candidates_acceptance", "application",
         "k = 3 candidates are tried in turn for one position, accepted with probabilities α₁ = 0.5, α₂ = 0.4 "
-        "and α₃ = 0.2 (each against the residual the rejections before it leave). What is the probability "
-        "that one of them is accepted?",
+        "and α₃ = 0.2, each given that the candidates before it were rejected. What is the probability that "
+        "one of them is accepted?",
         "a",
         a=("0.76",
            "All three are rejected with probability (1 − 0.5)(1 − 0.4)(1 − 0.2) = 0.24; otherwise one is "
