@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import validation
 from .core import acceptance_rate
 from .rows import blend_rows, dirichlet_rows
 from .theory import kl_divergence, tv_distance
+from .validation import Count, checked
 
 #: How many random pairs make a cloud by default.
 CLOUD_SIZE = 200
@@ -100,6 +100,7 @@ class PairCloud:
         return KLBand(int(neighbours.sum()), float(alphas.min()), float(alphas.max()))
 
 
+@checked(seed=Count(), vocab=Count(2), count=Count(1))
 def pair_cloud(seed, vocab, count=CLOUD_SIZE) -> PairCloud:
     """A seeded cloud of (p, q) pairs, from nearly identical to unrelated.
 
@@ -123,9 +124,6 @@ def pair_cloud(seed, vocab, count=CLOUD_SIZE) -> PairCloud:
     >>> bool(np.allclose(cloud.alpha, 1 - cloud.tv))
     True
     """
-    seed = validation.count(seed, "seed")
-    vocab = validation.count(vocab, "vocab", minimum=2)
-    count = validation.count(count, "count", minimum=1)
     rng = np.random.default_rng(seed)
     targets = dirichlet_rows(rng, count, vocab)
     independent = dirichlet_rows(rng, count, vocab)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import validation
-from .core import residual_distribution
+from .core import unchecked_residual
 from .goodness_of_fit import max_deviation_by_size
+from .validation import Constraint, Count, Distribution, Generator, checked
 
 #: Target p of the ten-token check.
 TEN_TOKEN_TARGET = (0.3, 0.25, 0.15, 0.1, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01)
@@ -29,6 +29,7 @@ TEN_TOKEN_TARGET = (0.3, 0.25, 0.15, 0.1, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01)
 TEN_TOKEN_DRAFT = (0.2, 0.2, 0.2, 0.15, 0.1, 0.05, 0.04, 0.03, 0.02, 0.01)
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), n=Count(1), rng=Generator())
 def speculative_samples(target, draft, n, rng) -> np.ndarray:
     """n independent outputs of the rule at one position, as an int array of shape (n,).
 
@@ -50,9 +51,6 @@ def speculative_samples(target, draft, n, rng) -> np.ndarray:
     >>> speculative_samples([1.0, 0.0], [0.5, 0.5], 5, np.random.default_rng(0)).tolist()
     [0, 0, 0, 0, 0]
     """
-    target, draft = validation.distribution_pair(target, draft, "target", "draft")
-    n = validation.count(n, "n", minimum=1)
-    rng = validation.generator(rng)
     vocab = target.size
     proposals = rng.choice(vocab, size=n, p=draft)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -61,23 +59,30 @@ def speculative_samples(target, draft, n, rng) -> np.ndarray:
     samples = proposals.copy()
     rejected = int((~accepted).sum())
     if rejected:
-        samples[~accepted] = rng.choice(vocab, size=rejected, p=residual_distribution(target, draft))
+        samples[~accepted] = rng.choice(vocab, size=rejected, p=unchecked_residual(target, draft))
     return samples
 
 
+class TokenSamples(Constraint):
+    """A non-empty 1-D integer array of token ids in 0 … vocab − 1."""
+
+    def __call__(self, value, name, arguments):
+        values, vocab = np.asarray(value), arguments["vocab"]
+        if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
+            raise ValueError(f"{name} must be a non-empty 1-D array of token ids, got {values!r:.60}")
+        if values.min() < 0 or values.max() >= vocab:
+            raise ValueError(f"{name} must be token ids in 0 … {vocab - 1}, got values from {values.min()} to {values.max()}")
+        return values
+
+
+@checked(vocab=Count(1), samples=TokenSamples())
 def frequencies(samples, vocab) -> np.ndarray:
     """How often each token 0 … vocab−1 occurs in `samples`, as fractions summing to 1.
 
     >>> frequencies([0, 1, 1, 3], 4).tolist()
     [0.25, 0.5, 0.0, 0.25]
     """
-    vocab = validation.count(vocab, "vocab", minimum=1)
-    values = np.asarray(samples)
-    if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer):
-        raise ValueError(f"samples must be a non-empty 1-D array of token ids, got {values!r:.60}")
-    if values.min() < 0 or values.max() >= vocab:
-        raise ValueError(f"samples must be token ids in 0 … {vocab - 1}, got values from {values.min()} to {values.max()}")
-    return np.bincount(values, minlength=vocab) / values.size
+    return np.bincount(samples, minlength=vocab) / samples.size
 
 
 def max_deviation(samples, target) -> float:
@@ -89,6 +94,7 @@ def max_deviation(samples, target) -> float:
     return float(max_deviation_by_size(samples, target, [len(samples)])[0])
 
 
+@checked(target=Distribution(), n=Count(1), repeats=Count(1), rng=Generator())
 def chance_max_deviations(target, n, rng, repeats=1000) -> np.ndarray:
     """`max_deviation` of n tokens drawn straight from p, repeated `repeats` times: what chance gives.
 
@@ -103,9 +109,5 @@ def chance_max_deviations(target, n, rng, repeats=1000) -> np.ndarray:
     >>> deviations.shape, bool(0 < np.median(deviations) < 0.01)
     ((200,), True)
     """
-    target = validation.distribution(target, "target")
-    n = validation.count(n, "n", minimum=1)
-    repeats = validation.count(repeats, "repeats", minimum=1)
-    rng = validation.generator(rng)
     counts = rng.multinomial(n, target, size=repeats)
     return np.abs(counts / n - target).max(axis=1)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import validation
+from .validation import Constraint, Distribution, Integers, Probability, StepRows, checked
 
 #: Below this p-value the samples are said not to follow the law. Small, because the series runs
 #: many checks and a correct sampler must not fail by bad luck.
@@ -49,6 +50,122 @@ MAX_TOTAL_COUNT = 2**53
 #: The most sizes `max_deviation_by_size` takes: each costs one pass over the vocabulary, and a
 #: curve drawn through more points than this shows nothing more.
 MAX_SIZES = 10_000
+
+
+class Significance(Constraint):
+    """A significance level strictly between 0 and 1, as a float."""
+
+    def __call__(self, value, name, arguments):
+        value = validation.probability(value, name)
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
+        return value
+
+
+#: Samples of the law `expected`: integer categories 0 … V − 1.
+SAMPLES = Integers("categories", low=0, high=lambda arguments: arguments["expected"].size - 1,
+                   within="categories (one per entry of expected)")
+
+
+class CategoryCounts(Constraint):
+    """One count >= 0 per entry of `expected`, totalling at most `MAX_TOTAL_COUNT`, as an int64 array."""
+
+    def __call__(self, value, name, arguments):
+        law = arguments["expected"]
+        observed = validation.integer_array(value, name, 1, "counts (one per category)")
+        if observed.shape != law.shape:
+            raise ValueError(f"{name} must have one entry per category ({law.size}), got shape {observed.shape}")
+        validation.integers_in_range(
+            observed, name, 0, MAX_TOTAL_COUNT, "counts of samples (at most 2**53 in all, the most float64 counts exactly)"
+        )
+        total = sum(observed.tolist())  # Python ints: exact, and cannot overflow
+        if total > MAX_TOTAL_COUNT:
+            raise ValueError(
+                f"{name} must total at most 2**53 = {MAX_TOTAL_COUNT:,} samples (beyond that float64 cannot "
+                f"count them exactly), got {total:,}"
+            )
+        return observed.astype(np.int64)
+
+
+class SampleSizes(Constraint):
+    """At most `MAX_SIZES` prefix lengths of `samples`, each in 1 … len(samples), as an integer array."""
+
+    def __call__(self, value, name, arguments):
+        samples = arguments["samples"]
+        sizes = validation.integer_array(value, name, 1, "sample counts")
+        if sizes.size > MAX_SIZES:
+            raise ValueError(f"{name} must hold at most {MAX_SIZES:,} sample counts (MAX_SIZES), got {sizes.size:,}")
+        if samples.size == 0 and sizes.size:
+            raise ValueError("samples must hold at least one sample when sizes are given, got none")
+        validation.integers_in_range(sizes, name, 1, samples.size, "sample counts (prefixes of samples)")
+        return sizes
+
+
+class Categories(Constraint):
+    """A 1-D array of integer categories >= 0 (any labels: they need not be consecutive)."""
+
+    def __call__(self, value, name, arguments):
+        values = np.asarray(value)
+        if values.ndim != 1 or not (values.size == 0 or np.issubdtype(values.dtype, np.integer)):
+            raise TypeError(f"{name} must be a 1-D array of integer categories, got {values.dtype} of shape {values.shape}")
+        if values.size and values.min() < 0:
+            raise ValueError(f"{name} must hold categories >= 0, got {int(values.min())}")
+        return values
+
+
+class SampledSteps(Constraint):
+    """Sampled steps as a 2-D integer array (steps by positions); with `like`, as many columns as that one."""
+
+    def __init__(self, like: str | None = None):
+        self.like = like
+
+    def __call__(self, value, name, arguments):
+        values = np.asarray(value)
+        if values.ndim != 2 or not np.issubdtype(values.dtype, np.integer):
+            raise TypeError(f"{name} must be a 2-D integer array (steps by positions), got {values.dtype} of shape {values.shape}")
+        if self.like is not None and arguments[self.like].shape[1] != values.shape[1]:
+            raise ValueError(f"both samples need the same γ+1 columns, got {arguments[self.like].shape[1]} and {values.shape[1]}")
+        return values
+
+
+class StepSamples(Constraint):
+    """`tokens` and `counts` as `sample_steps` returns them, for the rows `target_probs` (checked before).
+
+    tokens must be an (n, γ+1) integer array and counts an (n,) integer array with entries in
+    0 … γ+1; the first counts[j] tokens of step j must be token ids 0 … V − 1 (the −1 padding after
+    them is not read). Declared by position, after `StepRows`.
+
+    >>> StepSamples().update({"target_probs": np.ones((2, 4)) / 4, "tokens": [[0, 99]], "counts": [2]})
+    Traceback (most recent call last):
+    ValueError: tokens[0, 1] = 99 is out of range: step 0 emitted 2 tokens, so its positions 0 … 1 must hold token ids in 0 … 3 (V = 4)
+    """
+
+    def update(self, arguments):
+        positions, vocab = arguments["target_probs"].shape
+        token_array = validation.integer_array(arguments["tokens"], "tokens", 2, "token ids (padded with -1)")
+        count_array = validation.integer_array(arguments["counts"], "counts", 1, "token counts (one per step)")
+        if token_array.shape[1] != positions:
+            raise ValueError(
+                f"tokens must have γ+1 = {positions} columns (one per position a step can reach), got shape "
+                f"{token_array.shape}"
+            )
+        if count_array.shape[0] != token_array.shape[0]:
+            raise ValueError(
+                f"counts must hold one entry per step (row of tokens): tokens has {token_array.shape[0]:,} rows "
+                f"and counts {count_array.shape[0]:,} entries"
+            )
+        validation.integers_in_range(count_array, "counts", 0, positions, "tokens per step")
+        emitted = np.arange(positions) < count_array[:, None]
+        outside = emitted & ((token_array < 0) | (token_array >= vocab))
+        if outside.any():
+            step, position = (int(i) for i in np.argwhere(outside)[0])
+            emitted_here = int(count_array[step])
+            raise ValueError(
+                f"tokens[{step}, {position}] = {int(token_array[step, position])} is out of range: step {step} "
+                f"emitted {emitted_here} tokens, so its positions 0 … {emitted_here - 1} must hold token ids in "
+                f"0 … {vocab - 1} (V = {vocab})"
+            )
+        arguments["tokens"], arguments["counts"] = token_array, count_array
 
 
 @dataclass(frozen=True)
@@ -78,6 +195,7 @@ class FitResult:
         return self.impossible == 0 and self.p_value >= self.significance
 
 
+@checked(expected=Distribution(), samples=SAMPLES, significance=Significance())
 def goodness_of_fit(samples, expected, significance=DEFAULT_SIGNIFICANCE, category="token") -> FitResult:
     """Test whether integer samples (tokens 0 … V−1) follow the law `expected`.
 
@@ -103,19 +221,11 @@ def goodness_of_fit(samples, expected, significance=DEFAULT_SIGNIFICANCE, catego
     >>> goodness_of_fit(samples, [0.5, 0.5]).passed
     False
     """
-    law = validation.distribution(expected, "expected")
-    values = _samples(samples, "samples", law.size)
-    counts = np.bincount(values.astype(np.intp, copy=False), minlength=law.size)  # bincount is slow on int32
-    return _fit(counts, law, _significance(significance), category)
+    counts = np.bincount(samples.astype(np.intp, copy=False), minlength=expected.size)  # bincount is slow on int32
+    return _fit(counts, expected, significance, category)
 
 
-def _samples(samples, name: str, size: int) -> np.ndarray:
-    """A 1-D integer array of categories 0 … size − 1, or an error naming `name`."""
-    values = validation.integer_array(samples, name, 1, "categories")
-    validation.integers_in_range(values, name, 0, size - 1, "categories (one per entry of expected)")
-    return values
-
-
+@checked(expected=Distribution(), counts=CategoryCounts(), significance=Significance())
 def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="token") -> FitResult:
     """`goodness_of_fit` from observed counts per category instead of the samples themselves.
 
@@ -127,27 +237,7 @@ def fit_counts(counts, expected, significance=DEFAULT_SIGNIFICANCE, category="to
     >>> fit_counts([30, 20, 50], [0.3, 0.2, 0.5]).p_value
     1.0
     """
-    law = validation.distribution(expected, "expected")
-    observed = validation.integer_array(counts, "counts", 1, "counts (one per category)")
-    if observed.shape != law.shape:
-        raise ValueError(f"counts must have one entry per category ({law.size}), got shape {observed.shape}")
-    validation.integers_in_range(
-        observed, "counts", 0, MAX_TOTAL_COUNT, "counts of samples (at most 2**53 in all, the most float64 counts exactly)"
-    )
-    total = sum(observed.tolist())  # Python ints: exact, and cannot overflow
-    if total > MAX_TOTAL_COUNT:
-        raise ValueError(
-            f"counts must total at most 2**53 = {MAX_TOTAL_COUNT:,} samples (beyond that float64 cannot "
-            f"count them exactly), got {total:,}"
-        )
-    return _fit(observed.astype(np.int64), law, _significance(significance), category)
-
-
-def _significance(value) -> float:
-    value = validation.probability(value, "significance")
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"significance must be strictly between 0 and 1, got {value!r}")
-    return value
+    return _fit(counts, expected, significance, category)
 
 
 def _fit(counts: np.ndarray, law: np.ndarray, significance: float, category: str = "token") -> FitResult:
@@ -226,6 +316,7 @@ def _verdict(n, statistic, dof, p_value, tv, typical_tv, significance) -> str:
     )
 
 
+@checked(p_value=Probability())
 def format_p_value(p_value: float) -> str:
     """A p-value for reading: three decimals, scientific notation below 0.001.
 
@@ -234,7 +325,6 @@ def format_p_value(p_value: float) -> str:
     >>> format_p_value(0.4567), format_p_value(3.2e-9), format_p_value(0.0)
     ('0.457', '3.2e-09', 'below 1e-300')
     """
-    p_value = validation.probability(p_value, "p_value")
     if p_value == 0.0:
         return "below 1e-300"
     if p_value >= 0.001:
@@ -263,6 +353,7 @@ class StepsCheck:
         return self.counts.passed and all(fit.passed for fit in self.positions)
 
 
+@checked(StepRows("target_probs", "draft_probs"), StepSamples(), significance=Significance())
 def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_SIGNIFICANCE) -> StepsCheck:
     """Test sampled steps against the exact law: position i against pᵢ, counts against their law.
 
@@ -286,56 +377,17 @@ def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_
     """
     from .output_law import position_tokens, token_count_law
 
-    target, draft = validation.verify_rows(target_probs, draft_probs)
-    significance = _significance(significance)
-    tokens, counts = checked_step_samples(tokens, counts, *target.shape)
     positions = tuple(
-        goodness_of_fit(position_tokens(tokens, counts, i), target[i], significance)
-        for i in range(target.shape[0])
+        goodness_of_fit(position_tokens(tokens, counts, i), target_probs[i], significance)
+        for i in range(target_probs.shape[0])
     )
     # Counts 0 … γ+1, where a count of 0 has probability 0: a rule that emits nothing fails at once.
-    count_law = np.concatenate(([0.0], token_count_law(target, draft)))
+    count_law = np.concatenate(([0.0], token_count_law(target_probs, draft_probs)))
     count_fit = goodness_of_fit(counts, count_law, significance, category="count")
     return StepsCheck(positions, count_fit)
 
 
-def checked_step_samples(tokens, counts, positions: int, vocab: int) -> tuple[np.ndarray, np.ndarray]:
-    """`tokens` and `counts` as `sample_steps` returns them, checked for γ+1 = `positions` and V = `vocab`.
-
-    tokens must be an (n, γ+1) integer array and counts an (n,) integer array with entries in
-    0 … γ+1; the first counts[j] tokens of step j must be token ids 0 … V − 1 (the −1 padding after
-    them is not read). Returns both as arrays, or raises an error naming `tokens` or `counts`.
-
-    >>> checked_step_samples([[0, 99]], [2], 2, 4)
-    Traceback (most recent call last):
-    ValueError: tokens[0, 1] = 99 is out of range: step 0 emitted 2 tokens, so its positions 0 … 1 must hold token ids in 0 … 3 (V = 4)
-    """
-    token_array = validation.integer_array(tokens, "tokens", 2, "token ids (padded with -1)")
-    count_array = validation.integer_array(counts, "counts", 1, "token counts (one per step)")
-    if token_array.shape[1] != positions:
-        raise ValueError(
-            f"tokens must have γ+1 = {positions} columns (one per position a step can reach), got shape "
-            f"{token_array.shape}"
-        )
-    if count_array.shape[0] != token_array.shape[0]:
-        raise ValueError(
-            f"counts must hold one entry per step (row of tokens): tokens has {token_array.shape[0]:,} rows "
-            f"and counts {count_array.shape[0]:,} entries"
-        )
-    validation.integers_in_range(count_array, "counts", 0, positions, "tokens per step")
-    emitted = np.arange(positions) < count_array[:, None]
-    outside = emitted & ((token_array < 0) | (token_array >= vocab))
-    if outside.any():
-        step, position = (int(i) for i in np.argwhere(outside)[0])
-        emitted_here = int(count_array[step])
-        raise ValueError(
-            f"tokens[{step}, {position}] = {int(token_array[step, position])} is out of range: step {step} "
-            f"emitted {emitted_here} tokens, so its positions 0 … {emitted_here - 1} must hold token ids in "
-            f"0 … {vocab - 1} (V = {vocab})"
-        )
-    return token_array, count_array
-
-
+@checked(expected=Distribution(), samples=SAMPLES, sizes=SampleSizes())
 def max_deviation_by_size(samples, expected, sizes) -> np.ndarray:
     """maxₓ |frequency of x among the first m samples − expected(x)|, for each m in `sizes`.
 
@@ -348,26 +400,19 @@ def max_deviation_by_size(samples, expected, sizes) -> np.ndarray:
     >>> max_deviation_by_size([0, 0, 1, 1], [0.5, 0.5], [1, 2, 4])
     array([0.5, 0.5, 0. ])
     """
-    law = validation.distribution(expected, "expected")
-    values = _samples(samples, "samples", law.size)
-    sizes = validation.integer_array(sizes, "sizes", 1, "sample counts")
-    if sizes.size > MAX_SIZES:
-        raise ValueError(f"sizes must hold at most {MAX_SIZES:,} sample counts (MAX_SIZES), got {sizes.size:,}")
-    if values.size == 0 and sizes.size:
-        raise ValueError("samples must hold at least one sample when sizes are given, got none")
-    validation.integers_in_range(sizes, "sizes", 1, values.size, "sample counts (prefixes of samples)")
     order = np.argsort(sizes, kind="stable")
     deviations = np.empty(sizes.size)
-    running = np.zeros(law.size, dtype=np.int64)
+    running = np.zeros(expected.size, dtype=np.int64)
     done = 0
     for index in order:
         size = int(sizes[index])
-        running += np.bincount(values[done:size].astype(np.intp, copy=False), minlength=law.size)[: law.size]
+        running += np.bincount(samples[done:size].astype(np.intp, copy=False), minlength=expected.size)[: expected.size]
         done = max(done, size)
-        deviations[index] = np.abs(running / size - law).max()
+        deviations[index] = np.abs(running / size - expected).max()
     return deviations
 
 
+@checked(first=Categories(), second=Categories(), significance=Significance())
 def compare_samples(first, second, significance=DEFAULT_SIGNIFICANCE) -> FitResult:
     """Do two sets of integer samples come from the same law? A two-sample chi-square test.
 
@@ -383,11 +428,9 @@ def compare_samples(first, second, significance=DEFAULT_SIGNIFICANCE) -> FitResu
     >>> compare_samples(rng.choice(3, 5_000, p=[0.2, 0.3, 0.5]), rng.choice(3, 8_000, p=[0.2, 0.3, 0.5])).passed
     True
     """
-    first_values, second_values = _category_array(first, "first"), _category_array(second, "second")
-    significance = _significance(significance)
     # Relabel the categories that occur as 0, 1, 2, …, so that sparse labels cost no memory.
-    _, labels = np.unique(np.concatenate([first_values, second_values]), return_inverse=True)
-    first_values, second_values = labels[: first_values.size], labels[first_values.size :]
+    _, labels = np.unique(np.concatenate([first, second]), return_inverse=True)
+    first_values, second_values = labels[: first.size], labels[first.size :]
     size = int(max(first_values.max(initial=-1), second_values.max(initial=-1))) + 1
     first_counts = np.bincount(first_values, minlength=size)
     second_counts = np.bincount(second_values, minlength=size)
@@ -412,6 +455,7 @@ def compare_samples(first, second, significance=DEFAULT_SIGNIFICANCE) -> FitResu
     return FitResult(n1 + n2, statistic, dof, p_value, tv, typical_tv, 0, significance, verdict)
 
 
+@checked(first_tokens=SampledSteps(), second_tokens=SampledSteps(like="first_tokens"), significance=Significance())
 def compare_steps(first_tokens, second_tokens, significance=DEFAULT_SIGNIFICANCE) -> FitResult:
     """Do two samplers of verify steps agree in law? Each emitted sequence is one category.
 
@@ -432,21 +476,6 @@ def compare_steps(first_tokens, second_tokens, significance=DEFAULT_SIGNIFICANCE
     >>> compare_steps(first, second).passed
     True
     """
-    first, second = np.asarray(first_tokens), np.asarray(second_tokens)
-    for name, values in (("first_tokens", first), ("second_tokens", second)):
-        if values.ndim != 2 or not np.issubdtype(values.dtype, np.integer):
-            raise TypeError(f"{name} must be a 2-D integer array (steps by positions), got {values.dtype} of shape {values.shape}")
-    if first.shape[1] != second.shape[1]:
-        raise ValueError(f"both samples need the same γ+1 columns, got {first.shape[1]} and {second.shape[1]}")
-    _, categories = np.unique(np.concatenate([first, second]), axis=0, return_inverse=True)
+    _, categories = np.unique(np.concatenate([first_tokens, second_tokens]), axis=0, return_inverse=True)
     categories = categories.ravel()
-    return compare_samples(categories[: len(first)], categories[len(first) :], significance)
-
-
-def _category_array(samples, name: str) -> np.ndarray:
-    values = np.asarray(samples)
-    if values.ndim != 1 or not (values.size == 0 or np.issubdtype(values.dtype, np.integer)):
-        raise TypeError(f"{name} must be a 1-D array of integer categories, got {values.dtype} of shape {values.shape}")
-    if values.size and values.min() < 0:
-        raise ValueError(f"{name} must hold categories >= 0, got {int(values.min())}")
-    return values
+    return compare_samples.__wrapped__(categories[: len(first_tokens)], categories[len(first_tokens) :], significance)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .core import PositionTrace, StepTrace
 from .rows import spec_example, token_labels
+from .validation import Constraint, Count, InstanceOf, checked
 
 
 def narrate_position(position: PositionTrace, labels: list[str]) -> str:
@@ -59,6 +60,27 @@ def narrate_summary(trace: StepTrace, labels: list[str]) -> str:
     return f"output: {emitted} ({len(trace.tokens)} {noun}: {parts})"
 
 
+class Labels(Constraint):
+    """A list of one token name (str) per token of `trace`'s vocabulary; None gives A, B, C, …"""
+
+    def __call__(self, labels, name, arguments):
+        vocab = arguments["trace"].target_probs.shape[1]
+        if labels is None:
+            return token_labels(vocab)
+        if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+            raise TypeError(f"{name} must be a list of {vocab} token names, got {type(labels).__name__}")
+        labels = list(labels)
+        if len(labels) != vocab:
+            raise ValueError(f"{name} must name every token of the vocabulary: {vocab} names, got {len(labels)}")
+        if not all(isinstance(label, str) for label in labels):
+            raise TypeError(f"{name} must be strings, got {sorted({type(label).__name__ for label in labels})}")
+        return labels
+
+
+TRACE = InstanceOf(StepTrace, "a StepTrace (what specdec.trace_step returns)")
+
+
+@checked(trace=TRACE, labels=Labels())
 def narrate_trace(trace: StepTrace, labels: list[str] | None = None) -> list[str]:
     """Every draw of `trace` as a line of text, then a summary line.
 
@@ -68,32 +90,11 @@ def narrate_trace(trace: StepTrace, labels: list[str] | None = None) -> list[str
     labels : list of str, optional
         A name per token id; by default A, B, C, … (see `specdec.rows.token_labels`).
     """
-    if not isinstance(trace, StepTrace):
-        raise TypeError(f"trace must be a StepTrace (what specdec.trace_step returns), got {type(trace).__name__}")
-    labels = checked_labels(labels, trace.target_probs.shape[1])
     lines = [narrate_position(position, labels) for position in trace.positions]
     if trace.all_accepted:
         lines.append(narrate_bonus(trace, labels))
     lines.append(narrate_summary(trace, labels))
     return lines
-
-
-def checked_labels(labels, vocab: int) -> list[str]:
-    """`labels` as a list of `vocab` strings (A, B, C, … if None); a clear error otherwise.
-
-    >>> checked_labels(None, 3)
-    ['A', 'B', 'C']
-    """
-    if labels is None:
-        return token_labels(vocab)
-    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
-        raise TypeError(f"labels must be a list of {vocab} token names, got {type(labels).__name__}")
-    labels = list(labels)
-    if len(labels) != vocab:
-        raise ValueError(f"labels must name every token of the vocabulary: {vocab} names, got {len(labels)}")
-    if not all(isinstance(label, str) for label in labels):
-        raise TypeError(f"labels must be strings, got {sorted({type(label).__name__ for label in labels})}")
-    return labels
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -140,6 +141,17 @@ def draw_total(trace: StepTrace) -> int:
     return len(trace.positions) + (1 if trace.all_accepted else 0)
 
 
+class Draws(Count):
+    """How many draws of `trace` have been seen: an integer in 0 … `draw_total(trace)`."""
+
+    def __call__(self, value, name, arguments):
+        draws, total = super().__call__(value, name, arguments), draw_total(arguments["trace"])
+        if draws > total:
+            raise ValueError(f"{name} must be in 0 … {total} for this step, got {draws}")
+        return draws
+
+
+@checked(trace=TRACE, draws=Draws())
 def frame_at(trace: StepTrace, draws: int) -> StepFrame:
     """What a viewer has seen after the first `draws` draws of `trace`.
 
@@ -156,8 +168,6 @@ def frame_at(trace: StepTrace, draws: int) -> StepFrame:
     ([0, 1], ['accepted', 'accepted'], True)
     """
     total = draw_total(trace)
-    if not 0 <= draws <= total:
-        raise ValueError(f"draws must be in 0 … {total} for this step, got {draws}")
     visited = len(trace.positions)
     gamma = trace.gamma
     shown_positions = min(draws, visited)

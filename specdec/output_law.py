@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import validation
 from .core import unchecked_residual
 from .theory import acceptance_rates, survival_probabilities, token_count_distribution_for_rates
+from .validation import Constraint, Count, Distribution, Integers, checked
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ class PositionLaw:
         return self.accepted + self.resampled
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"))
 def position_law(target, draft) -> PositionLaw:
     """Split the output law at one position into its accepted and its resampled part.
 
@@ -76,13 +77,12 @@ def position_law(target, draft) -> PositionLaw:
     >>> bool(np.allclose(law.total, [0.1, 0.6, 0.2, 0.1]))
     True
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    accepted = np.minimum(p, q)
+    accepted = np.minimum(target, draft)
     alpha = float(accepted.sum())
-    residual = unchecked_residual(p, q)
+    residual = unchecked_residual(target, draft)
     return PositionLaw(
-        target=p.copy(),
-        draft=q.copy(),
+        target=target.copy(),
+        draft=draft.copy(),
         acceptance_rate=alpha,
         accepted=accepted,
         residual=residual,
@@ -116,6 +116,27 @@ def reach_probabilities(target_probs, draft_probs) -> np.ndarray:
     return survival_probabilities(acceptance_rates(target_probs, draft_probs))
 
 
+class StepPosition(Count):
+    """A position of the sampled `tokens`: an integer in 0 … γ."""
+
+    def __call__(self, value, name, arguments):
+        position, columns = super().__call__(value, name, arguments), arguments["tokens"].shape[1]
+        if position >= columns:
+            raise ValueError(f"{name} must be in 0 … {columns - 1} (γ), got {position}")
+        return position
+
+
+class CountsPerStep(Constraint):
+    """One token count per row of the sampled `tokens`, as an integer array."""
+
+    def __call__(self, value, name, arguments):
+        counts, tokens = Integers("token counts (one per step)")(value, name, arguments), arguments["tokens"]
+        if counts.shape != tokens.shape[:1]:
+            raise ValueError(f"tokens must be (n, γ+1) and {name} (n,), got shapes {tokens.shape} and {counts.shape}")
+        return counts
+
+
+@checked(tokens=Integers("token ids (padded with -1)", ndim=2), counts=CountsPerStep(), position=StepPosition())
 def position_tokens(tokens, counts, position) -> np.ndarray:
     """The tokens emitted at `position` by the steps that reached it (a view-free 1-D int array).
 
@@ -123,7 +144,7 @@ def position_tokens(tokens, counts, position) -> np.ndarray:
     ----------
     tokens, counts : numpy.ndarray
         As returned by `specdec.sample_steps`: integer arrays of shapes (n, γ+1), padded with −1,
-        and (n,). `specdec.goodness_of_fit.checked_step_samples` checks them in full.
+        and (n,). `specdec.goodness_of_fit.StepSamples` checks them in full.
     position : int
 
     Examples
@@ -131,13 +152,4 @@ def position_tokens(tokens, counts, position) -> np.ndarray:
     >>> position_tokens(np.array([[2, -1], [0, 1]]), np.array([1, 2]), 1)
     array([1])
     """
-    tokens = validation.integer_array(tokens, "tokens", 2, "token ids (padded with -1)")
-    counts = validation.integer_array(counts, "counts", 1, "token counts (one per step)")
-    if counts.shape != tokens.shape[:1]:
-        raise ValueError(
-            f"tokens must be (n, γ+1) and counts (n,), got shapes {tokens.shape} and {counts.shape}"
-        )
-    position = validation.count(position, "position")
-    if position >= tokens.shape[1]:
-        raise ValueError(f"position must be in 0 … {tokens.shape[1] - 1} (γ), got {position}")
     return tokens[counts > position, position]

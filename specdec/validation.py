@@ -461,15 +461,19 @@ class Rates(Constraint):
 
 
 class Integers(Constraint):
-    """An integer array with `ndim` dimensions; with bounds, every entry in low … high (`what` names the entries)."""
+    """An integer array with `ndim` dimensions; with bounds, every entry in low … high.
 
-    def __init__(self, what: str, ndim: int = 1, low=None, high=None):
-        self.what, self.ndim, self.low, self.high = what, ndim, low, high
+    `what` names the entries in a message ("token ids"), `within` in the out-of-range message (default `what`).
+    """
+
+    def __init__(self, what: str, ndim: int = 1, low=None, high=None, within: str | None = None):
+        self.what, self.ndim, self.low, self.high, self.within = what, ndim, low, high, within or what
 
     def __call__(self, value, name, arguments):
         array = integer_array(value, name, self.ndim, self.what)
         if self.low is not None:
-            integers_in_range(array, name, self.bound(self.low, arguments), self.bound(self.high, arguments), self.what)
+            low, high = self.bound(self.low, arguments), self.bound(self.high, arguments)
+            integers_in_range(array, name, low, high, self.within)
         return array
 
 
