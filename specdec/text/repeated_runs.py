@@ -11,7 +11,7 @@ compared on the same seeds; the spread is the plain minimum and maximum, not a c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,6 +27,12 @@ class SeedSpread:
     """(seeds,) characters kept per target call in each run."""
     measured_alpha: np.ndarray
     """(seeds,) the fraction of tested draft characters that passed, in each run."""
+    runs: tuple = field(repr=False)
+    """The runs themselves (`specdec.text.Generation`), seed 0 first."""
+
+    def speedups(self, c) -> np.ndarray:
+        """(seeds,) the speedup each run's call counts imply at cost ratio c (`Generation.speedup_from_calls`)."""
+        return np.array([run.speedup_from_calls(c) for run in self.runs])
 
     @property
     def mean(self) -> float:
@@ -63,6 +69,8 @@ def runs_over_seeds(target, draft, prompt, length, gamma, seeds: int = 6) -> See
     >>> spread = runs_over_seeds(NGramModel(4).fit(text), NGramModel(2).fit(text), "the ", 30, 3, seeds=3)
     >>> spread.characters_per_call.shape, spread.low <= spread.mean <= spread.high
     ((3,), True)
+    >>> spread.speedups(20).shape
+    (3,)
     """
     seeds = validation.count(seeds, "seeds", minimum=2)
     runs = [speculative_generate(target, draft, prompt, length, gamma, np.random.default_rng(seed))
@@ -70,4 +78,5 @@ def runs_over_seeds(target, draft, prompt, length, gamma, seeds: int = 6) -> See
     return SeedSpread(
         characters_per_call=np.array([run.tokens_per_target_call for run in runs]),
         measured_alpha=np.array([run.measured_alpha for run in runs]),
+        runs=tuple(runs),
     )

@@ -234,11 +234,11 @@ def _corpus() -> str:
 
 
 def _text_speedup(values: dict) -> list[str]:
+    from specdec.explore import TextExplorer
     from specdec.text import fitted_model, speculative_generate
-    from specdec.widgets.text import text_explorer
 
     # Notebook 07 fits both models on the standard-library corpus and keeps the default length.
-    length = inspect.signature(text_explorer).parameters["length"].default
+    length = inspect.signature(TextExplorer.__init__).parameters["length"].default
     corpus = _corpus()
     temperature = round(float(values["temperature (both models)"]), 2)
     target = fitted_model(values["target: n-gram order"], corpus).at_temperature(temperature)
@@ -248,7 +248,7 @@ def _text_speedup(values: dict) -> list[str]:
                                       np.random.default_rng(values["random seed"]))
     return [
         f"{len(generation.text)} characters in {generation.target_calls} target calls",
-        f"speedup at c = {c}: {generation.speedup_from_calls(c):.2f}× from this run's call counts; "
+        f"speedup at c = {c}: {generation.speedup_from_calls(c):.2f}× from this run's call counts",
         f"speedup(ᾱ = {generation.mean_acceptance_rate:.3f}, γ = {gamma}, c = {c}) = "
         f"{specdec.speedup(generation.mean_acceptance_rate, gamma, c):.2f}×",
     ]
@@ -260,7 +260,7 @@ def _candidates(values: dict) -> list[str]:
     from specdec.variants.broken_candidates import BROKEN_CANDIDATE_RULES
     from specdec.variants.multi_candidate import multi_candidate_law
     from specdec.variants.pairs import draft_with_acceptance, geometric_target
-    from specdec.widgets.variants import CANDIDATE_RULES
+    from specdec.explore.candidates import CANDIDATE_RULES
 
     # The explorer's documented rows: p(x) ∝ 0.55^x over six tokens, a draft with the chosen α.
     k, alpha = values["candidates k"], round(float(values["α of one candidate"]), 2)
@@ -277,7 +277,7 @@ def _candidates(values: dict) -> list[str]:
 def _lossy(values: dict) -> list[str]:
     from specdec.variants.lossy_acceptance import lossy_law
     from specdec.variants.pairs import confident_draft, draft_with_acceptance, geometric_target
-    from specdec.widgets.variants import LOSSY_RULE_LABELS
+    from specdec.explore.lossy import LOSSY_RULE_LABELS
 
     # The explorer's documented rows: p(x) ∝ 0.6^x over eight tokens; the draft the dropdown names.
     p = geometric_target(8, 0.6)
@@ -302,7 +302,7 @@ def _schedule_comparison():
 
 
 def _schedules(values: dict) -> list[str]:
-    from specdec.widgets.variants import schedule_runs
+    from specdec.explore.schedules import schedule_runs
 
     comparison = _schedule_comparison()
     c = values["cost ratio c (target time / draft time)"]
@@ -353,19 +353,19 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("greedy: both T = 0", "click", _temperature),
         Move("draft temperature T_q", "key:ArrowRight", _temperature),
     )),
-    "Speculative decoding on real text": ExplorerCheck("text_explorer", (
+    "Speculative decoding on real text": ExplorerCheck("TextExplorer", (
         Move("cost ratio c (target time / draft time)", "key:ArrowRight", _text_speedup),
     )),
-    "Several candidates at one position": ExplorerCheck("candidates_explorer", (
+    "Several candidates at one position": ExplorerCheck("CandidatesExplorer", (
         Move("candidates k", "key:ArrowRight", _candidates),
         Move("α of one candidate", "key:ArrowLeft", _candidates),
         Move("rule", "choose:broken: residual not updated", _candidates),
     )),
-    "Adaptive γ on text: fixed, heuristic, oracle": ExplorerCheck("schedules_explorer", (
+    "Adaptive γ on text: fixed, heuristic, oracle": ExplorerCheck("SchedulesExplorer", (
         Move("cost ratio c (target time / draft time)", "key:ArrowRight", _schedules),
         Move("schedule shown", "choose:oracle", _schedules),
     )),
-    "Lossy acceptance: more accepted, how far from p": ExplorerCheck("lossy_explorer", (
+    "Lossy acceptance: more accepted, how far from p": ExplorerCheck("LossyExplorer", (
         Move("draft", "choose:mixes p with its reverse", _lossy),
         Move("rule", "choose:lenient: accept when p/q ≥ λ", _lossy),
         Move("lenient λ", "drag:-80", _lossy),  # one key step often crosses no ratio p/q: the law stays

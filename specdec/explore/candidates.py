@@ -1,0 +1,250 @@
+"""Several candidates at one position (notebook 08): the output law against p, and acceptance against k.
+
+Every number comes from `specdec.variants`: the exact multi-candidate law
+(`specdec.variants.multi_candidate`) and two broken rules with their exact laws
+(`specdec.variants.broken_candidates`). The target is a fixed row, p(x) ∝ 0.55^x over six tokens
+(`geometric_target`); the α slider picks a draft with exactly that acceptance rate
+(`draft_with_acceptance`), so that moving α changes nothing else. The curve of acceptance against k
+is drawn up to the largest k shown so far: the explorer opens at k = 1 and does not give away what
+a second candidate adds before the learner tries one.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import palette
+from ..goodness_of_fit import format_p_value, goodness_of_fit
+from ..limits import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX
+from ..rows import token_labels
+from ..theory import tv_distance
+from ..validation import Count, OneOf, checked
+from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
+from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
+from ..variants.pairs import draft_with_acceptance, geometric_target
+from .derivation import target_and_draft_marks
+from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, \
+    panel_axes, role_style, styled
+
+#: The target row: six tokens, p(x) ∝ 0.55^x.
+CANDIDATE_TARGET = geometric_target(6, 0.55)
+#: The α slider's range: from 0.3, where the drafts of `draft_with_acceptance` start for this target.
+CANDIDATE_ALPHA_RANGE = (0.3, 1.0)
+#: Sample sizes of the Monte Carlo check.
+SAMPLE_SIZES = (100, 1_000, 10_000, 50_000)
+#: The rules offered: the exact one and the two broken ones, with their menu labels and short names.
+CANDIDATE_RULES = {
+    "exact": "residual updated (exact)",
+    "stale residual": "broken: residual not updated",
+    "without replacement": "broken: distinct candidates, with-replacement test",
+}
+CANDIDATE_TITLES = {"exact": "exact rule", "stale residual": "stale residual",
+                    "without replacement": "without replacement"}
+
+
+def between(low: float, high: float):
+    """A declared check (`specdec.validation.checked`): a real number in [low, high], as a float."""
+    def check(value, name, _arguments=None) -> float:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r} of type "
+                            f"{type(value).__name__}")
+        if not low <= value <= high:
+            raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
+        return float(value)
+    return check
+
+
+#: Marker of sampled frequencies: black horizontal ticks (measured, not a role).
+SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
+
+
+def stacked_bars(axes, positions, accepted_detail: str, resampled_detail: str):
+    """The accepted part and, on top of it, the resampled part of a law, at height 0 for now."""
+    zeros = np.zeros(len(positions))
+    style = dict(width=0.6, edgecolor="white", linewidth=0.5)
+    accepted = axes.bar(positions, zeros, **role_style("accepted"), **style,
+                        label=palette.ROLES["accepted"].labelled(accepted_detail))
+    resampled = axes.bar(positions, zeros, **role_style("resampled"), **style,
+                         label=palette.ROLES["resampled"].labelled(resampled_detail))
+    return accepted, resampled
+
+
+def set_stack(accepted_bars, resampled_bars, accepted, resampled) -> None:
+    """Set the heights of `stacked_bars`: the resampled part sits on the accepted part."""
+    for accepted_bar, resampled_bar, low, high in zip(accepted_bars, resampled_bars, accepted, resampled):
+        accepted_bar.set_height(low)
+        resampled_bar.set_y(low)
+        resampled_bar.set_height(high)
+
+
+class CandidatesFigure:
+    """The output law of a multi-candidate step against p (left), and acceptance against k (right).
+
+    Examples
+    --------
+    >>> picture = CandidatesFigure(["A", "B"], max_k=3)
+    >>> picture.update(accepted=[0.4, 0.1], resampled=[0.1, 0.4], target=[0.5, 0.5], draft=[0.8, 0.2],
+    ...                frequencies=[0.52, 0.48], k=2, exact_curve=[0.5, 0.7, 0.8],
+    ...                rule_curve=[0.5, 0.75, 0.9], widest_k=2, title="exact rule")
+    >>> [round(float(bar.get_y() + bar.get_height()), 2) for bar in picture.resampled_bars]
+    [0.5, 0.5]
+    >>> list(picture.rule_line.get_ydata())  # drawn up to the widest k shown so far
+    [0.5, 0.75]
+    """
+
+    def __init__(self, labels, max_k: int):
+        positions, ks = np.arange(len(labels)), np.arange(1, max_k + 1)
+        with styled():
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            self.law_axes, self.k_axes = law_axes, k_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
+            self.accepted_bars, self.resampled_bars = stacked_bars(
+                law_axes, positions, "some candidate accepted", "drawn from the last residual")
+            self.target_bars, self.draft_marks = target_and_draft_marks(law_axes, positions, draft_size=8)
+            (self.sampled_marks,) = law_axes.plot(positions, np.zeros(len(positions)), label="sampled frequency",
+                                                  **SAMPLED_STYLE)
+            law_axes.set_xticks(positions, list(labels))
+            law_axes.set(xlabel="output token", ylabel="probability / frequency", ylim=(0, 1.35),
+                         xlim=(-0.6, len(labels) - 0.4))
+            law_axes.legend(loc="upper right")
+            self.law_title = law_axes.set_title(" ")
+            (self.exact_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.HIGHLIGHT, marker="o",
+                                             markersize=4, label="residual updated (exact)")
+            (self.rule_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.NEUTRAL, linestyle="--",
+                                            marker="s", markersize=4, label="chosen rule")
+            (self.k_marker,) = k_axes.plot([1], [0], linestyle="none", marker="o", markersize=12,
+                                           markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
+                                           markeredgewidth=2, label="chosen k")
+            k_axes.set(title="P(some candidate is accepted)", xlabel="number of candidates k",
+                       ylabel="probability", xlim=(0.5, max_k + 0.5), ylim=(0, 1.05), xticks=ks)
+            k_axes.legend(loc="lower right")
+        self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
+                                             self.draft_marks, self.sampled_marks, self.law_title,
+                                             self.exact_line, self.rule_line, self.k_marker])
+
+    def update(self, accepted, resampled, target, draft, frequencies, k: int, exact_curve, rule_curve,
+               widest_k: int, title: str) -> None:
+        """One rule's law (two parts), p, q and sampled frequencies; acceptance for k = 1 … `widest_k`."""
+        set_stack(self.accepted_bars, self.resampled_bars, accepted, resampled)
+        for bar, value in zip(self.target_bars, target):
+            bar.set_height(value)
+        self.draft_marks.set_ydata(draft)
+        self.sampled_marks.set_ydata(frequencies)
+        self.law_title.set_text(title)
+        ks = np.arange(1, widest_k + 1)
+        self.exact_line.set_data(ks, exact_curve[:widest_k])
+        self.rule_line.set_data(ks, rule_curve[:widest_k])
+        self.k_marker.set_data([k], [rule_curve[k - 1]])
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data."""
+        with styled():
+            return self.fast.png()
+
+
+class CandidatesExplorer(Explorer):
+    """k candidates and α in; the output law against p, a chi-square check, and acceptance against k.
+
+    Parameters
+    ----------
+    k : int in 1 … 6
+        Number of candidates.
+    alpha : float in [0.3, 1]
+        The acceptance rate α of one candidate (the draft is chosen to have it).
+    rule : {"exact", "stale residual", "without replacement"}
+    n : one of 100, 1000, 10000, 50000
+        Sampled steps for the check.
+    seed : int in 0 … 99
+
+    Attributes
+    ----------
+    controls : dict
+        ``"k"``, ``"alpha"``, ``"rule"``, ``"n"``, ``"seed"``.
+    shown : dict
+        Those values, ``target``, ``draft``, ``law`` (the rule's exact output law), ``tv`` (its
+        distance from p), ``accepted_by_k`` (P(some candidate accepted) for k = 1 … 6 under the
+        rule), ``exact_by_k`` (the same for the exact rule), ``widest_k`` (the curves are drawn up to
+        it: the largest k shown so far), ``frequencies`` and ``fit`` (the chi-square check of the
+        samples against p).
+
+    Examples
+    --------
+    >>> explorer = CandidatesExplorer(k=3, alpha=0.5)
+    >>> round(explorer.shown["tv"], 12), explorer.shown["fit"].passed
+    (0.0, True)
+    """
+
+    title = "Several candidates at one position"
+
+    @checked(k=Count(1, CANDIDATES_SLIDER_MAX), alpha=between(*CANDIDATE_ALPHA_RANGE),
+             rule=OneOf(*CANDIDATE_RULES), n=OneOf(*SAMPLE_SIZES), seed=Count(0, SEED_SLIDER_MAX))
+    def __init__(self, k=1, alpha=0.5, rule="exact", n=10_000, seed=0):
+        controls = {
+            "k": widgets.IntSlider(value=k, min=1, max=CANDIDATES_SLIDER_MAX, description="candidates k",
+                                   style=LABEL_STYLE),
+            "alpha": widgets.FloatSlider(value=alpha, min=CANDIDATE_ALPHA_RANGE[0], max=CANDIDATE_ALPHA_RANGE[1],
+                                         step=0.05, readout_format=".2f", description="α of one candidate",
+                                         style=LABEL_STYLE),
+            "rule": widgets.Dropdown(options=[(label, name) for name, label in CANDIDATE_RULES.items()], value=rule,
+                                     description="rule", style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
+            "n": widgets.SelectionSlider(options=[(f"{size:,}", size) for size in SAMPLE_SIZES], value=n,
+                                         description="sampled steps n", style=LABEL_STYLE),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+        }
+        self.curves = {}  # (α, rule) -> acceptance for every k: the enumeration is not free
+        self.widest_k = k
+        super().__init__(controls, [["k", "alpha"], ["rule"], ["n", "seed"]],
+                         CandidatesFigure(token_labels(CANDIDATE_TARGET.size), CANDIDATES_SLIDER_MAX))
+
+    @staticmethod
+    def law_parts(rule: str, p, q, k: int):
+        """(accepted part, resampled part) of the output law of `rule` with k candidates."""
+        if rule == "exact":
+            law = multi_candidate_law(p, q, k)
+            return law.accepted.sum(axis=0), law.resampled
+        return BROKEN_CANDIDATE_RULES[rule].parts(p, q, k)
+
+    def acceptance_curve(self, rule: str, alpha: float, p, q) -> np.ndarray:
+        """P(some candidate accepted) for k = 1 … `CANDIDATES_SLIDER_MAX` under `rule` (kept per α and rule)."""
+        if (alpha, rule) not in self.curves:
+            self.curves[(alpha, rule)] = np.array([self.law_parts(rule, p, q, count)[0].sum()
+                                                   for count in range(1, CANDIDATES_SLIDER_MAX + 1)])
+        return self.curves[(alpha, rule)]
+
+    def compute(self) -> dict:
+        k, alpha, rule, n, seed = (self.value(name) for name in ("k", "alpha", "rule", "n", "seed"))
+        p = CANDIDATE_TARGET
+        q = draft_with_acceptance(p, alpha)
+        accepted, resampled = self.law_parts(rule, p, q, k)
+        law = accepted + resampled
+        rng = np.random.default_rng(seed)
+        if rule == "exact":
+            tokens, _ = sample_multi_candidate(p, q, k, n, rng)
+        else:
+            tokens = BROKEN_CANDIDATE_RULES[rule].sample(p, q, k, n, rng)
+        frequencies = np.bincount(tokens, minlength=p.size) / n
+        exact_curve, rule_curve = self.acceptance_curve("exact", alpha, p, q), self.acceptance_curve(rule, alpha, p, q)
+        tv = tv_distance(law / law.sum(), p)
+        self.widest_k = max(self.widest_k, k)
+        self.picture.update(accepted, resampled, p, q, frequencies, k, exact_curve, rule_curve, self.widest_k,
+                            f"{CANDIDATE_TITLES[rule]}, k = {k}: TV from p = {tv:.3f}")
+        return {"k": k, "alpha": alpha, "rule": rule, "n": n, "seed": seed, "target": p, "draft": q, "law": law,
+                "tv": tv, "accepted_by_k": rule_curve, "exact_by_k": exact_curve, "widest_k": self.widest_k,
+                "frequencies": frequencies, "fit": goodness_of_fit(tokens, p)}
+
+    def describe(self, shown: dict) -> Readout:
+        k, fit = shown["k"], shown["fit"]
+        exactness = (["the output law is exactly p"] if shown["tv"] < 1e-9
+                     else ["the output law is ", bold(f"{shown['tv']:.3f}"), " away from p (TV)"])
+        return Readout([
+            line(bold(CANDIDATE_RULES[shown["rule"]]), key=False),
+            line(f"α of one candidate = {shown['alpha']:.2f}, k = {k}"),
+            line("P(some candidate accepted) = ", bold(f"{shown['accepted_by_k'][k - 1]:.3f}"),
+                 f" (exact rule: {shown['exact_by_k'][k - 1]:.3f}; one candidate: {shown['exact_by_k'][0]:.3f})"),
+            line("By the exact law, ", *exactness, "."),
+            line(f"Check of {shown['n']:,} sampled steps against p: ", "passes" if fit.passed else bold("fails"),
+                 f", p-value {format_p_value(fit.p_value)}; sampled TV {fit.tv:.3f}, "
+                 f"chance alone ≈ {fit.typical_tv:.3f}"),
+        ])

@@ -1,0 +1,212 @@
+"""Lossy acceptance rules (notebook 08): more draft tokens kept, and how far the output moves from p.
+
+Every number comes from `specdec.variants.lossy_acceptance` (`lossy_law`: the exact output law of
+a rule at one position). The target is a fixed row, p(x) ∝ 0.6^x over eight tokens; the draft either
+over-trusts one token (`confident_draft`, sharper than p, as a greedy or top-k draft is) or mixes p
+with p in reverse order (`draft_with_acceptance`), each with exactly the exact rule's α the slider
+gives. Left: the chosen rule's law, split into kept draft tokens and replacements, against p and q.
+Right: acceptance rate against TV distance from p, for every rule and setting, the chosen one marked.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import palette
+from ..rows import token_labels
+from ..validation import OneOf, checked
+from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
+from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
+from .candidates import between, set_stack, stacked_bars
+from .derivation import target_and_draft_marks
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, figure_scale, line,
+                    new_figure, panel_axes, styled)
+
+#: The target row: eight tokens, p(x) ∝ 0.6^x.
+LOSSY_TARGET = geometric_target(8, 0.6)
+LOSSY_RULE_LABELS = {
+    "exact": "exact rule",
+    "typical": "typical acceptance (Medusa)",
+    "lenient": "lenient: accept when p/q ≥ λ",
+    "greedy": "greedy top-1 matching",
+}
+#: The drafts: one that over-trusts token A, B or C, or one that mixes p with its reverse (−1).
+LOSSY_DRAFTS = {"over-trusts A": 0, "over-trusts B": 1, "over-trusts C": 2, "mixes p with its reverse": -1}
+#: The sliders' ranges: the exact α (the drafts exist from 0.45 up), λ, ε and δ.
+LOSSY_ALPHA_RANGE = (0.45, 1.0)
+LENIENCE_RANGE = (0.05, 1.0)
+EPSILON_RANGE = (0.01, 1.0)
+DELTA_RANGE = (0.05, 1.0)
+#: The settings the lenient and typical curves sweep.
+LENIENCE_SWEEP = np.linspace(1.0, 0.05, 20)
+EPSILON_SWEEP = np.geomspace(0.01, 1.0, 20)
+
+
+def lossy_draft(kind: int, alpha: float) -> np.ndarray:
+    """The draft: `confident_draft` toward token `kind`, or `draft_with_acceptance` if `kind` is −1.
+
+    >>> round(float(np.minimum(LOSSY_TARGET, lossy_draft(1, 0.6)).sum()), 10)
+    0.6
+    """
+    if kind < 0:
+        return draft_with_acceptance(LOSSY_TARGET, alpha)
+    return confident_draft(LOSSY_TARGET, alpha, kind)
+
+
+class LossyFigure:
+    """One rule's output law against p (left), and acceptance against TV distance for every rule (right).
+
+    Examples
+    --------
+    >>> picture = LossyFigure(["A", "B"], curve_points=3)
+    >>> picture.update(accepted=[0.5, 0.2], replaced=[0.2, 0.1], target=[0.6, 0.4], draft=[0.7, 0.3],
+    ...                title="typical", lenient=([0.7, 0.8, 0.9], [0, 0.05, 0.1]),
+    ...                typical=([0.6, 0.8, 1.0], [0.1, 0.05, 0.0]), exact=(0.7, 0.0), greedy=(0.7, 0.4),
+    ...                chosen=(0.7, 0.1))
+    >>> picture.chosen_point.get_data()
+    ([0.7], [0.1])
+    """
+
+    def __init__(self, labels, curve_points: int):
+        positions, zeros = np.arange(len(labels)), np.zeros(curve_points)
+        short = figure_scale() > 1  # presentation mode: the panels are stacked, shorter y labels
+        with styled():
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            self.law_axes, self.trade_axes = law_axes, trade_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
+            self.accepted_bars, self.replaced_bars = stacked_bars(
+                law_axes, positions, "draft token kept", "replacement after a rejection")
+            self.target_bars, self.draft_marks = target_and_draft_marks(law_axes, positions, draft_size=8)
+            law_axes.set_xticks(positions, list(labels))
+            law_axes.set(xlabel="output token", ylabel="probability" if short else "probability of being emitted",
+                         ylim=(0, 1.35), xlim=(-0.6, len(labels) - 0.4))
+            law_axes.legend(loc="upper right")
+            self.law_title = law_axes.set_title(" ")
+            (self.lenient_line,) = trade_axes.plot(zeros, zeros, color=palette.NEUTRAL, linestyle="-", marker=".",
+                                                   label="lenient, λ: 1 → 0.05")
+            (self.typical_line,) = trade_axes.plot(zeros, zeros, color=palette.HIGHLIGHT, linestyle=":",
+                                                   marker=".", label="typical, ε: 0.01 → 1")
+            (self.exact_point,) = trade_axes.plot([0], [0], linestyle="none", marker="*", markersize=14,
+                                                  color=palette.HIGHLIGHT, label="exact rule")
+            (self.greedy_point,) = trade_axes.plot([0], [0], linestyle="none", marker="X", markersize=10,
+                                                   color=palette.NEUTRAL, label="greedy top-1")
+            (self.chosen_point,) = trade_axes.plot([0], [0], linestyle="none", marker="o", markersize=13,
+                                                   markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
+                                                   markeredgewidth=2, label="chosen rule")
+            trade_axes.set(title="What acceptance costs", xlabel="acceptance rate (share of drafts kept)",
+                           ylabel="TV from p" if short else "TV distance of the output from p", xlim=(0, 1.02),
+                           ylim=(-0.02, 1.45), yticks=np.linspace(0, 1, 6))
+            trade_axes.axhline(1.0, color=palette.NEUTRAL, linewidth=0.8)  # the largest TV; the legend sits above
+            trade_axes.legend(loc="upper left", ncols=2)
+        self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.replaced_bars, *self.target_bars,
+                                             self.draft_marks, self.law_title, self.lenient_line, self.typical_line,
+                                             self.exact_point, self.greedy_point, self.chosen_point])
+
+    def update(self, accepted, replaced, target, draft, title: str, lenient, typical, exact, greedy, chosen) -> None:
+        """A rule's law in two parts, p and q; the (acceptance, TV) curves and points."""
+        set_stack(self.accepted_bars, self.replaced_bars, accepted, replaced)
+        for bar, value in zip(self.target_bars, target):
+            bar.set_height(value)
+        self.draft_marks.set_ydata(draft)
+        self.law_title.set_text(title)
+        self.lenient_line.set_data(*lenient)
+        self.typical_line.set_data(*typical)
+        for point, (x, y) in ((self.exact_point, exact), (self.greedy_point, greedy), (self.chosen_point, chosen)):
+            point.set_data([x], [y])
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data."""
+        with styled():
+            return self.fast.png()
+
+
+class LossyExplorer(Explorer):
+    """An acceptance rule and its setting in; its output law against p, and acceptance against TV.
+
+    Parameters
+    ----------
+    rule : {"exact", "typical", "lenient", "greedy"}
+    alpha : float in [0.45, 1]
+        The exact rule's acceptance rate (the draft is chosen to have it).
+    draft : one of `LOSSY_DRAFTS`
+    lenience : float in [0.05, 1]
+        λ of the lenient rule.
+    epsilon, delta : float
+        ε in [0.01, 1] and δ in [0.05, 1] of typical acceptance.
+
+    Attributes
+    ----------
+    controls : dict
+        ``"rule"``, ``"alpha"``, ``"draft"``, ``"lenience"``, ``"epsilon"``, ``"delta"``.
+    shown : dict
+        Those values, ``law`` (the rule's `LossyLaw`), ``exact_acceptance``, ``gain`` (acceptance
+        minus that of the exact rule), ``threshold`` (typical acceptance's bar on p(x)), and
+        ``lenient_curve`` and ``typical_curve`` (acceptance and TV along each sweep).
+
+    Examples
+    --------
+    >>> explorer = LossyExplorer(rule="greedy", alpha=0.6)
+    >>> round(explorer.shown["law"].tv, 3)
+    0.593
+    """
+
+    title = "Lossy acceptance: more accepted, how far from p"
+
+    @checked(rule=OneOf(*RULES), alpha=between(*LOSSY_ALPHA_RANGE), draft=OneOf(*LOSSY_DRAFTS),
+             lenience=between(*LENIENCE_RANGE), epsilon=between(*EPSILON_RANGE), delta=between(*DELTA_RANGE))
+    def __init__(self, rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.5, epsilon=MEDUSA_EPSILON,
+                 delta=MEDUSA_DELTA):
+        def slider(value, limits, step, description):
+            return widgets.FloatSlider(value=value, min=limits[0], max=limits[1], step=step, readout_format=".2f",
+                                       description=description, style=LABEL_STYLE)
+
+        controls = {
+            "rule": widgets.Dropdown(options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()],
+                                     value=rule, description="rule", style=LABEL_STYLE,
+                                     layout=widgets.Layout(width="24em")),
+            "alpha": slider(alpha, LOSSY_ALPHA_RANGE, 0.05, "exact α"),
+            "draft": widgets.Dropdown(options=list(LOSSY_DRAFTS), value=draft, description="draft",
+                                      style=LABEL_STYLE, layout=widgets.Layout(width="20em")),
+            "lenience": slider(lenience, LENIENCE_RANGE, 0.05, "lenient λ"),
+            "epsilon": slider(epsilon, EPSILON_RANGE, 0.01, "typical ε"),
+            "delta": slider(delta, DELTA_RANGE, 0.05, "typical δ"),
+        }
+        super().__init__(controls, [["rule", "alpha"], ["draft", "lenience"], ["epsilon", "delta"]],
+                         LossyFigure(token_labels(LOSSY_TARGET.size), len(LENIENCE_SWEEP)),
+                         compact_rows=([["rule"], ["epsilon"], ["lenience"]], [["alpha"], ["draft"], ["delta"]]))
+
+    def compute(self) -> dict:
+        values = {name: self.value(name) for name in ("rule", "alpha", "draft", "lenience", "epsilon", "delta")}
+        p = LOSSY_TARGET
+        q = lossy_draft(LOSSY_DRAFTS[values["draft"]], values["alpha"])
+        law = lossy_law(values["rule"], p, q, lenience=values["lenience"], epsilon=values["epsilon"],
+                        delta=values["delta"])
+        exact, greedy = lossy_law("exact", p, q), lossy_law("greedy", p, q)
+        lenient = [lossy_law("lenient", p, q, lenience=value) for value in LENIENCE_SWEEP]
+        typical = [lossy_law("typical", p, q, epsilon=value, delta=values["delta"]) for value in EPSILON_SWEEP]
+        lenient_curve = ([x.acceptance for x in lenient], [x.tv for x in lenient])
+        typical_curve = ([x.acceptance for x in typical], [x.tv for x in typical])
+        self.picture.update(law.accepted, law.output - law.accepted, p, q,
+                            f"{values['rule']}: accepts {law.acceptance:.2f}, TV from p {law.tv:.3f}",
+                            lenient_curve, typical_curve, (exact.acceptance, exact.tv), (greedy.acceptance, greedy.tv),
+                            (law.acceptance, law.tv))
+        return {**values, "law": law, "exact_acceptance": exact.acceptance, "gain": law.acceptance - exact.acceptance,
+                "threshold": typical_threshold(p, values["epsilon"], values["delta"]),
+                "lenient_curve": lenient_curve, "typical_curve": typical_curve}
+
+    def describe(self, shown: dict) -> Readout:
+        law, rule = shown["law"], shown["rule"]
+        settings = {
+            "typical": ["accepts x when p(x) > min(ε, δ·e^(−H(p))) = ", bold(f"{shown['threshold']:.3f}"),
+                        f" (ε = {shown['epsilon']:.2f}, δ = {shown['delta']:.2f})"],
+            "lenient": [f"accepts x outright when p(x)/q(x) ≥ λ = {shown['lenience']:.2f}"],
+            "greedy": ["keeps the draft token only if it is the target's top token"],
+            "exact": ["accepts x with probability min(1, p(x)/q(x))"],
+        }
+        return Readout([
+            line(bold(LOSSY_RULE_LABELS[rule]), ": ", *settings[rule], key=True),
+            line("Acceptance rate ", bold(f"{law.acceptance:.3f}"), f" against the exact rule's α = "
+                 f"{shown['exact_acceptance']:.3f}: gain ", bold(f"{shown['gain']:+.3f}"), key=True),
+            line("TV distance of the output from p: ", bold(f"{law.tv:.3f}"),
+                 " (exact: the output is p)" if law.tv < 1e-9 else "", key=True),
+        ])

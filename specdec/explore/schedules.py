@@ -1,0 +1,208 @@
+"""Adaptive γ on text (notebook 08): fixed γ, Hugging Face's heuristic schedule and an oracle, priced at c.
+
+The runs are those of a `specdec.variants.adaptive_gamma.ScheduleComparison`, made once; the controls
+only choose which run to look at and the cost ratio at which every run is priced, so nothing is
+generated again. Left: γ drafted at each of the first steps of the chosen run, and how many of its
+draft tokens were kept. Right: every run's speedup at c, one horizontal bar per run named on its own
+line, with the constant-α prediction `speedup(ᾱ, γ, c)` over the fixed lengths.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from .. import palette
+from ..limits import COST_SLIDER_MAX
+from ..theory import optimal_gamma, speedup
+from ..validation import Count, InstanceOf, OrNone, checked
+from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
+from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, \
+    new_figure, panel_axes, styled
+
+#: How many verify steps the left panel draws.
+SCHEDULE_STEPS = 120
+HEURISTIC = "heuristic (+2 / −1)"
+
+
+def schedule_runs(comparison) -> dict:
+    """The runs of a `ScheduleComparison` by the name the explorer shows: fixed γ first.
+
+    >>> from specdec.text import NGramModel
+    >>> from specdec.variants.adaptive_gamma import compare_schedules
+    >>> model = NGramModel(order=2).fit("abcabcabc")
+    >>> list(schedule_runs(compare_schedules(model, model, "a", 10, c=5, seed=0, fixed_gammas=[3])))
+    ['fixed γ = 3', 'heuristic (+2 / −1)', 'oracle']
+    """
+    runs = {f"fixed γ = {gamma}": comparison.fixed[gamma] for gamma in sorted(comparison.fixed)}
+    runs[HEURISTIC] = comparison.heuristic
+    runs["oracle"] = comparison.oracle
+    return runs
+
+
+class ScheduleFigure:
+    """γ at each step of one schedule on text (left), and the speedup of every schedule at one c (right).
+
+    Parameters
+    ----------
+    names : list of str
+        One bar per schedule, top to bottom (fixed lengths first, then the adaptive ones).
+    steps : int
+        How many steps the left panel shows.
+    max_gamma : int
+        The top of the γ axis.
+    max_speedup : float
+        The end of the speedup axis (the largest speedup any run reaches at the largest c).
+
+    Examples
+    --------
+    >>> picture = ScheduleFigure(["γ = 1", "γ = 2", "heuristic"], steps=4, max_gamma=5, max_speedup=2)
+    >>> picture.update(gammas=[5, 4, 3, 5], accepted=[5, 1, 0, 2], speedups=[1.4, 1.6, 1.5],
+    ...                theory=[1.45, 1.62], chosen=2, title="heuristic")
+    >>> [round(bar.get_width(), 2) for bar in picture.bars]
+    [1.4, 1.6, 1.5]
+    """
+
+    def __init__(self, names, steps: int, max_gamma: int, max_speedup: float):
+        self.steps = steps
+        positions = np.arange(len(names))
+        accepted = palette.ROLES["accepted"]
+        with styled():
+            self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
+            if compact():  # stacked, the bars' panel taller: one line of text per bar
+                grid = self.figure.add_gridspec(2, 1, height_ratios=[1, 1.8])
+                panels = [self.figure.add_subplot(cell) for cell in grid]
+            else:
+                panels = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
+            self.step_axes, self.speed_axes = step_axes, speed_axes = panels
+            (self.gamma_line,) = step_axes.step(np.arange(steps), np.zeros(steps), where="mid",
+                                                color=palette.HIGHLIGHT, linewidth=1.5, label="γ drafted")
+            (self.accepted_marks,) = step_axes.plot(np.arange(steps), np.zeros(steps), linestyle="none", marker="o",
+                                                    markersize=4, color=accepted.colour,
+                                                    label=accepted.labelled("draft tokens kept"))
+            step_axes.set(xlabel="verify step", ylabel="draft tokens", xlim=(-1, steps), ylim=(-0.5, max_gamma + 0.5))
+            step_axes.yaxis.set_major_locator(MaxNLocator(nbins=4 if compact() else "auto", integer=True))
+            self.step_title = step_axes.set_title(" ")
+            self.bars = speed_axes.barh(positions, np.zeros(len(positions)), height=0.7, color=palette.NEUTRAL,
+                                        edgecolor=palette.HIGHLIGHT, linewidth=0.5,
+                                        label="speedup measured on the text")
+            (self.theory_marks,) = speed_axes.plot([], [], linestyle="none", marker="|", markersize=14,
+                                                   markeredgewidth=3, color=palette.HIGHLIGHT,
+                                                   label="speedup(ᾱ, γ, c) at constant α")
+            self.break_even = speed_axes.axvline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.2,
+                                                 label="1×: plain decoding")
+            speed_axes.set_yticks(positions, list(names))
+            speed_axes.set(xlabel="speedup at cost ratio c (×)", xlim=(0, max_speedup),
+                           ylim=(len(positions) - 0.4, -0.6))  # the first run on top
+            self.speed_title = speed_axes.set_title(" ")
+            # Under the panels: inside, a long γ run or a long bar would run into it.
+            self.figure.legend(handles=[self.gamma_line, self.accepted_marks, self.bars, self.theory_marks,
+                                        self.break_even], loc="outside lower center", ncols=2 if compact() else 3)
+        self.fast = FastRedraw(self.figure, [self.gamma_line, self.accepted_marks, self.step_title, *self.bars,
+                                             self.theory_marks, self.speed_title])
+
+    def update(self, gammas, accepted, speedups, theory, chosen: int, title: str) -> None:
+        """One schedule's γ and kept draft tokens per step, and every schedule's speedup.
+
+        `theory` holds the constant-α prediction for the first len(theory) bars (the fixed lengths).
+        """
+        shown = min(self.steps, len(gammas))
+        gamma_values, kept = np.full(self.steps, np.nan), np.full(self.steps, np.nan)
+        gamma_values[:shown], kept[:shown] = gammas[:shown], accepted[:shown]
+        self.gamma_line.set_ydata(gamma_values)
+        self.accepted_marks.set_ydata(kept)
+        self.step_title.set_text(f"{title}: the first {shown} steps")
+        for index, (bar, value) in enumerate(zip(self.bars, speedups)):
+            bar.set_width(value)
+            bar.set_linewidth(2.5 if index == chosen else 0.5)
+        self.theory_marks.set_data(theory, np.arange(len(theory)))
+        self.speed_title.set_text(f"{title}: {speedups[chosen]:.2f}×")
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data."""
+        with styled():
+            return self.fast.png()
+
+
+class SchedulesExplorer(Explorer):
+    """Fixed γ, Hugging Face's heuristic schedule and the oracle on one text, priced at a cost ratio c.
+
+    Parameters
+    ----------
+    comparison : ScheduleComparison, optional
+        From `specdec.variants.adaptive_gamma.compare_schedules`; by default notebook 08's runs,
+        `stdlib_comparison()` (a few seconds to make).
+    c : int in 1 … 100
+        Starting cost ratio.
+
+    Attributes
+    ----------
+    controls : dict
+        ``"c"`` and ``"schedule"`` (a key of `schedule_runs(comparison)`).
+    shown : dict
+        ``c``, ``schedule``, ``speedups`` (every run, in menu order), ``speedup``, ``tokens_per_call``
+        and ``mean_gamma`` (of the chosen run), ``heuristic`` and ``oracle`` (their speedups),
+        ``best_fixed`` and ``best_fixed_speedup`` (the fixed γ measured fastest at c), ``alpha`` (the
+        average α) and ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma` at that α).
+
+    Examples
+    --------
+    >>> from specdec.text import NGramModel
+    >>> from specdec.variants.adaptive_gamma import compare_schedules
+    >>> text = "the cat sat on the mat and the rat sat on the cat"
+    >>> draft, target = NGramModel(order=2).fit(text), NGramModel(order=4).fit(text)
+    >>> explorer = SchedulesExplorer(compare_schedules(target, draft, "the ", 80, c=20, seed=0, fixed_gammas=[1, 2]))
+    >>> list(explorer.controls["schedule"].options)
+    ['fixed γ = 1', 'fixed γ = 2', 'heuristic (+2 / −1)', 'oracle']
+    """
+
+    title = "Adaptive γ on text: fixed, heuristic, oracle"
+
+    @checked(comparison=OrNone(InstanceOf(ScheduleComparison, "a ScheduleComparison from compare_schedules")),
+             c=Count(1, COST_SLIDER_MAX))
+    def __init__(self, comparison=None, c=20):
+        self.comparison = comparison = stdlib_comparison() if comparison is None else comparison
+        self.runs = runs = schedule_runs(comparison)
+        self.fixed = sorted(comparison.fixed)
+        self.alpha = min(1.0, comparison.mean_alpha)
+        controls = {
+            "c": widgets.IntSlider(value=c, min=1, max=COST_SLIDER_MAX,
+                                   description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
+                                   layout=widgets.Layout(width="40em")),
+            "schedule": widgets.Dropdown(options=list(runs), value=HEURISTIC, description="schedule shown",
+                                         style=LABEL_STYLE, layout=widgets.Layout(width="24em")),
+        }
+        # Speedups grow with c: the largest c gives the end of the speedup axis, fixed once.
+        fastest = max(run.speedup(COST_SLIDER_MAX) for run in runs.values())
+        short_names = [name.replace("fixed ", "").replace(" (+2 / −1)", "") for name in runs]
+        picture = ScheduleFigure(short_names, SCHEDULE_STEPS,
+                                 max(max(run.gammas, default=1) for run in runs.values()), np.ceil(2 * fastest) / 2)
+        super().__init__(controls, [["c"], ["schedule"]], picture)
+
+    def compute(self) -> dict:
+        c, name = self.value("c"), self.value("schedule")
+        run, names = self.runs[name], list(self.runs)
+        speedups = [self.runs[key].speedup(c) for key in names]
+        best_fixed = max(self.fixed, key=lambda gamma: self.comparison.fixed[gamma].speedup(c))
+        theory_gamma, theory_speedup = optimal_gamma(self.alpha, c)
+        self.picture.update(run.gammas, run.accepted, speedups, [speedup(self.alpha, gamma, c) for gamma in self.fixed],
+                            names.index(name), name)
+        return {"c": c, "schedule": name, "speedups": speedups, "speedup": speedups[names.index(name)],
+                "tokens_per_call": run.tokens_per_target_call, "mean_gamma": run.mean_gamma,
+                "characters": len(run.text),
+                "best_fixed": best_fixed, "best_fixed_speedup": self.comparison.fixed[best_fixed].speedup(c),
+                "theory_gamma": theory_gamma, "theory_speedup": theory_speedup, "alpha": self.alpha,
+                "heuristic": self.runs[HEURISTIC].speedup(c), "oracle": self.runs["oracle"].speedup(c)}
+
+    def describe(self, shown: dict) -> Readout:
+        return Readout([
+            line(bold(shown["schedule"]), f": mean γ {shown['mean_gamma']:.2f}, {shown['tokens_per_call']:.3f} "
+                 f"characters per target call ({shown['characters']} characters)", key=False),
+            line(f"At c = {shown['c']}: speedup ", bold(f"{shown['speedup']:.2f}×")),
+            line("Best fixed γ measured at this c: ", bold(shown["best_fixed"]),
+                 f", {shown['best_fixed_speedup']:.2f}×"),
+            line(f"optimal_gamma at the average α = {shown['alpha']:.3f}: γ = {shown['theory_gamma']}, "
+                 f"{shown['theory_speedup']:.2f}× predicted"),
+            line(f"heuristic {shown['heuristic']:.2f}×, oracle {shown['oracle']:.2f}×"),
+        ])

@@ -1,0 +1,464 @@
+"""Speculative decoding on real text (notebook 07): n-gram models, coloured by where each character came from.
+
+A draft n-gram model proposes, a higher-order target verifies with `specdec.core`, and the generated
+text is shown coloured by origin (`coloured_text_html`). Left panel: α of each draft order against the
+chosen target, averaged over `CONTEXT_COUNT` contexts of the corpus. Right panels, each on a fixed
+axis: characters per target call and the speedup at cost ratio c that the run's call counts imply,
+beside ``expected_tokens(ᾱ, γ)`` and ``speedup(ᾱ, γ, c)`` at the α averaged over the visited contexts.
+One run of a hundred-odd characters is noisy: a tick box adds the mean and range over `SEED_COUNT`
+seeds to both panels (`specdec.text.repeated_runs`), the basis of any claim about how they move with γ.
+
+The first picture comes quickly: the counts are kept on disk and shared between orders
+(`specdec.text.ngram`), and only the orders the first picture needs are counted when the explorer is
+built, with a progress line in the notebook meanwhile; another target order is counted when the
+slider first reaches it.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.patches import Patch
+
+from .. import palette
+from ..core import expected_tokens
+from ..limits import COST_SLIDER_MAX
+from ..palette import ORIGIN_COLOURS
+from ..text import corpus as corpus_module
+from ..text.agreement import mean_acceptance_rate, sample_contexts
+from ..text.generation import Generation, speculative_generate
+from ..text.ngram import fitted_model
+from ..text.repeated_runs import runs_over_seeds
+from ..theory import speedup
+from ..validation import Count, InstanceOf, checked
+from .candidates import between
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
+                    panel_axes, role_patch, role_style, styled)
+
+#: Orders the sliders offer (a small draft, a larger target), and the other sliders' ranges.
+DRAFT_ORDERS = (1, 2, 3, 4)
+TARGET_ORDER_RANGE = (4, 7)
+GAMMA_RANGE = (1, 10)
+TEMPERATURE_RANGE = (0.2, 2.0)
+#: Contexts of the corpus over which the α of each draft order is averaged (left panel).
+CONTEXT_COUNT = 200
+#: How many seeds the mean and range beside the single run are taken over.
+SEED_COUNT = 6
+#: The fixed top of the two right panels: above γ + 1 = 11, the most one step yields at the largest γ.
+GAIN_TOP = 12.0
+#: Hatching of the theory bars (grey, unlike every role's hatch: a prediction, not a role).
+THEORY_HATCH = "oo"
+#: Where the bars of the right panels stand: this run, the theory; the seeds' mean and range.
+_BAR_OFFSETS, _SEEDS_AT = (-0.2, 0.2), 0.7
+
+#: How each origin is written, so that colour is not the only cue: weight and underline differ.
+ORIGIN_STYLES = {"accepted": "", "resampled": "font-weight:bold;text-decoration:underline wavy",
+                 "bonus": "font-weight:bold;text-decoration:underline double", "target": ""}
+ORIGIN_DESCRIPTIONS = {"accepted": "accepted draft character", "resampled": "resampled after a rejection",
+                       "bonus": "bonus from the target", "target": "sampled from the target"}
+
+
+@checked(generation=InstanceOf(Generation, "a specdec.text.Generation"))
+def coloured_text_html(generation: Generation, legend: bool = True) -> str:
+    """The prompt in grey, then each generated character on the background of its origin's colour.
+
+    Parameters
+    ----------
+    generation : specdec.text.Generation
+    legend : bool
+        Whether to put a legend of the origins above the text.
+
+    Returns
+    -------
+    str
+        HTML: a monospace block; line breaks are shown as ↵ and kept, each character carries its
+        origin as a tooltip, and resampled and bonus characters are also bold and underlined.
+
+    Examples
+    --------
+    >>> origins = ("accepted", "resampled", "bonus", "accepted")
+    >>> html_text = coloured_text_html(Generation("Hi", " <b>", origins, (4,), 1, 3, 3))
+    >>> "&lt;" in html_text, "<b>" in html_text  # the generated "<b>" is shown, not obeyed
+    (True, False)
+    >>> html_text.count("title='resampled'")  # once in the legend, once in the text
+    2
+    """
+    unknown = sorted(set(generation.origins) - set(ORIGIN_COLOURS))
+    if unknown:
+        raise ValueError(f"generation.origins holds {', '.join(map(repr, unknown))}: each origin must be one of "
+                         f"{', '.join(map(repr, ORIGIN_COLOURS))}")
+    spans = [f"<span style='color:#595959'>{html.escape(generation.prompt)}</span>",
+             *(_span(char, origin) for char, origin in zip(generation.text, generation.origins))]
+    block = ("<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:14em;"
+             "overflow-y:auto;border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>")
+    if not legend:
+        return block
+    shown = [origin for origin in ORIGIN_COLOURS if origin in generation.origins] or ["accepted", "resampled", "bonus"]
+    keys = " ".join(f"{_span('x', origin)} {ORIGIN_DESCRIPTIONS[origin]}&emsp;" for origin in shown)
+    return f"<div style='margin-bottom:0.3em'>{keys}<span style='color:#595959'>prompt in grey</span></div>{block}"
+
+
+def _span(char: str, origin: str) -> str:
+    colour = ORIGIN_COLOURS[origin]
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    style = f"background-color:rgba({red},{green},{blue},0.22);border-bottom:2px solid {colour};{ORIGIN_STYLES[origin]}"
+    shown = "↵\n" if char == "\n" else html.escape(char)
+    return f"<span title='{origin}' style='{style}'>{shown}</span>"
+
+
+class RealTextFigure:
+    """α of each draft order (left); characters per target call and speedup, run against theory (right).
+
+    Both right-hand axes are fixed (0 … `GAIN_TOP`), so a bar's height can be compared as γ moves;
+    with ``spread`` given, each also shows the mean (diamond) and range over several seeds.
+
+    Examples
+    --------
+    >>> picture = RealTextFigure()
+    >>> picture.update(alphas=[0.2, 0.35, 0.56, 0.8], draft_order=3, target_order=5, measured_alpha=0.58,
+    ...                measured=(2.2, 1.8), predicted=(2.17, 1.81), gamma=4, c=20,
+    ...                spread=((1.7, 2.2, 2.7), (1.5, 1.8, 2.1)))
+    >>> [round(bar.get_height(), 2) for bar in picture.alpha_bars]
+    [0.2, 0.35, 0.56, 0.8]
+    >>> list(picture.speed_spread[0].get_ydata())
+    [1.8]
+    """
+
+    def __init__(self):
+        stacked = compact()  # presentation mode: the panels in two rows, one legend below
+        with styled():
+            self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
+            self.alpha_axes, self.tokens_axes, self.speed_axes = alpha_axes, tokens_axes, speed_axes = panel_axes(
+                self.figure, 3, width_ratios=(1.3, 1, 1))
+            self.alpha_bars = alpha_axes.bar(DRAFT_ORDERS, np.zeros(len(DRAFT_ORDERS)), width=0.7,
+                                             **role_style("accepted"), edgecolor=palette.HIGHLIGHT, linewidth=0.6)
+            (self.measured_marker,) = alpha_axes.plot([2.5, 3.5], [0, 0], color=palette.HIGHLIGHT, linewidth=3,
+                                                      linestyle=(0, (1.5, 0.8)), label="measured in this run")
+            self.alpha_labels = [alpha_axes.text(order, 0, "", ha="center", va="bottom") for order in DRAFT_ORDERS]
+            alpha_axes.set(xticks=DRAFT_ORDERS, xlabel="draft order (1 = unigram, 2 = bigram)",
+                           ylabel="acceptance rate α", ylim=(0, 1.12), xlim=(0.4, 4.6))
+            self.alpha_title = alpha_axes.set_title("")
+            alpha_handles = [role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
+                             Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
+                             self.measured_marker]
+            if not stacked:  # under the panel: inside, the bars and their labels would run into it
+                self.figure.legend(handles=alpha_handles, loc="outside lower left")
+            self.tokens_bars, self.tokens_values = self._gain_bars(tokens_axes)
+            self.ceiling = tokens_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
+                                               label="γ + 1: every draft accepted")
+            self.tokens_spread = self._spread_marks(tokens_axes)
+            tokens_axes.set(ylabel="characters per target call")
+            self.tokens_title = tokens_axes.set_title("")
+            self.speed_bars, self.speed_values = self._gain_bars(speed_axes)
+            self.break_even = speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                                                 label="1×: plain decoding")
+            self.speed_spread = self._spread_marks(speed_axes)
+            speed_axes.set(ylabel="speedup (×)")
+            self.speed_title = speed_axes.set_title("")
+            for axes in (tokens_axes, speed_axes):
+                axes.set(xticks=[*_BAR_OFFSETS, _SEEDS_AT], xticklabels=["run", "theory", "seeds"],
+                         xlim=(-0.55, 0.95), ylim=(0, GAIN_TOP))
+            # One legend for both right panels, under them: inside, the moving γ + 1 line and the bars would cross it.
+            handles = [*(alpha_handles if stacked else []), *self.tokens_bars, self.tokens_spread[0], self.ceiling,
+                       self.break_even]
+            labels = [*([handle.get_label() for handle in alpha_handles] if stacked else []), "this run",
+                      "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
+                      "γ + 1: every draft accepted",
+                      "1×: plain decoding"]
+            self.figure.legend(handles=handles, labels=labels, loc="outside lower center" if stacked
+                               else "outside lower right", ncols=2)
+        self.fast = FastRedraw(
+            self.figure,
+            changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens_bars,
+                      *self.tokens_values,
+                      self.ceiling, *self.tokens_spread, *self.speed_bars, *self.speed_values, self.break_even,
+                      *self.speed_spread, self.tokens_title, self.speed_title],
+            occasional=[self.alpha_title])  # redrawn only when the target order changes
+
+    @staticmethod
+    def _gain_bars(axes):
+        """A bar for this run (grey) and one for the theory (hatched), each with its value above it."""
+        bars = [axes.bar([_BAR_OFFSETS[0]], [0.0], width=0.36, color=palette.NEUTRAL, edgecolor=palette.HIGHLIGHT,
+                         linewidth=0.6)[0],
+                axes.bar([_BAR_OFFSETS[1]], [0.0], width=0.36, color="white", hatch=THEORY_HATCH,
+                         edgecolor=palette.NEUTRAL, linewidth=0.6)[0]]
+        return bars, [axes.text(offset, 0.0, "", ha="center", va="bottom") for offset in _BAR_OFFSETS]
+
+    @staticmethod
+    def _spread_marks(axes):
+        """The seeds' mean (a diamond) and range (a bar with caps), at nothing for now."""
+        (mean,) = axes.plot([_SEEDS_AT], [np.nan], color=palette.HIGHLIGHT, marker="D", markersize=5,
+                            linestyle="none", label=f"{SEED_COUNT} seeds: mean and range")
+        (extent,) = axes.plot([_SEEDS_AT] * 2, [np.nan] * 2, color=palette.HIGHLIGHT, linewidth=2,
+                              solid_capstyle="butt", marker="_", markersize=12, markeredgewidth=2)
+        return mean, extent
+
+    def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float, measured, predicted,
+               gamma: int, c: float, spread=None) -> None:
+        """α per draft order; (characters per target call, speedup at c) measured and predicted.
+
+        `spread`: ((lowest, mean, highest) characters per call, (lowest, mean, highest) speedup) over
+        several seeds, or None to show none.
+        """
+        for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
+            chosen = order == draft_order
+            bar.set_height(alpha)
+            bar.set_linewidth(2.5 if chosen else 0.6)
+            bar.set_alpha(1.0 if chosen else 0.55)
+            label.set_position((order, max(alpha, measured_alpha if chosen else 0.0) + 0.02))
+            label.set_text(f"{alpha:.2f}")
+        self.measured_marker.set_data([draft_order - 0.5, draft_order + 0.5], [measured_alpha] * 2)
+        title = f"α of each draft, {target_order}-gram target"
+        if self.alpha_title.get_text() != title:  # a still part: redraw everything, rarely
+            self.alpha_title.set_text(title)
+            self.fast.invalidate()
+        spreads = spread if spread is not None else ((np.nan,) * 3,) * 2
+        for bars, values, heights, unit, (mean, extent), (low, middle, high) in (
+                (self.tokens_bars, self.tokens_values, (measured[0], predicted[0]), "", self.tokens_spread, spreads[0]),
+                (self.speed_bars, self.speed_values, (measured[1], predicted[1]), "×", self.speed_spread, spreads[1])):
+            for bar, value, height in zip(bars, values, heights):
+                shown = float(height) if np.isfinite(height) else 0.0
+                bar.set_height(min(shown, GAIN_TOP))
+                value.set_position((bar.get_x() + bar.get_width() / 2, min(shown, GAIN_TOP - 0.9) + 0.1))
+                value.set_text(f"{height:.2f}{unit}" if np.isfinite(height) else "—")
+            mean.set_ydata([middle])
+            extent.set_ydata([low, high])
+        self.ceiling.set_ydata([gamma + 1, gamma + 1])
+        self.tokens_title.set_text(f"characters per call, γ = {gamma}")
+        self.speed_title.set_text(f"speedup at c = {c:g}")
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the bars, markers, labels and titles when it can."""
+        with styled():
+            return self.fast.png()
+
+
+def long_enough(value, name, _arguments=None):
+    """A declared check: None (the standard library's docstrings) or a str of 2 · `CONTEXT_COUNT` characters or more."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if len(value) < 2 * CONTEXT_COUNT:
+        raise ValueError(f"{name} must hold at least {2 * CONTEXT_COUNT} characters, got {len(value)}")
+    return value
+
+
+class TextExplorer(Explorer):
+    """Speculative decoding on real text: choose the two models, γ, temperature, seed, prompt and c.
+
+    Parameters
+    ----------
+    corpus : str, optional
+        The text both models are fitted on; `specdec.text.stdlib_corpus()` by default.
+    draft_order : int in 1 … 4
+    target_order : int in 4 … 7
+    gamma : int in 1 … 10
+        Draft characters per step.
+    temperature : float in 0.2 … 2
+        Applied to both models, as an engine applies it to both networks' logits.
+    seed : int >= 0
+    prompt : str
+    length : int >= 1
+        Characters to generate (not a control: it sets how long one update takes).
+    c : int in 1 … 100
+        Cost ratio: time of one target pass over time of one draft pass.
+    seed_spread : bool
+        Whether the tick box "mean over 6 seeds" starts ticked.
+
+    Attributes
+    ----------
+    controls : dict
+        ``"draft_order"``, ``"target_order"``, ``"gamma"``, ``"temperature"``, ``"seed"``, ``"prompt"``,
+        ``"c"``, ``"seed_spread"`` (the tick box).
+    shown : dict
+        The control values, ``generation`` (the `Generation`), ``text_html``, ``measured_alpha``,
+        ``mean_acceptance_rate``, ``tokens_per_target_call``, ``expected_tokens``, ``measured_speedup``,
+        ``predicted_speedup``, ``alpha_by_draft_order`` (order -> α over corpus contexts), ``length``,
+        ``seed_spread`` (a `specdec.text.repeated_runs.SeedSpread` while the tick box is ticked, else
+        None) and ``seed_speedups`` (the speedup at c of each of those runs, else None).
+    text_view : ipywidgets.HTML
+        The coloured text, between the controls and the picture.
+
+    Examples
+    --------
+    >>> text = "the cat sat on the mat and the rat sat on the cat " * 20
+    >>> explorer = TextExplorer(text, length=40)
+    >>> len(explorer.shown["generation"].text)
+    40
+    """
+
+    title = "Speculative decoding on real text"
+
+    @checked(corpus=long_enough, draft_order=Count(DRAFT_ORDERS[0], DRAFT_ORDERS[-1]),
+             target_order=Count(*TARGET_ORDER_RANGE), gamma=Count(*GAMMA_RANGE),
+             temperature=between(*TEMPERATURE_RANGE),
+             seed=Count(), prompt=InstanceOf(str, "a str"), length=Count(1), c=Count(1, COST_SLIDER_MAX),
+             seed_spread=InstanceOf((bool, np.bool_), "True or False"))
+    def __init__(self, corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0, prompt="The ",
+                 length=120, c=20, seed_spread=False):
+        progress = progress_display("Preparing the real-text explorer")
+        if corpus is None:
+            in_memory = getattr(corpus_module.stdlib_corpus, "cache_info", None)
+            if in_memory is None or not in_memory().currsize:
+                progress("reading the corpus (the standard library's docstrings; kept on disk afterwards)")
+            corpus = corpus_module.stdlib_corpus()
+        self.corpus, self.length = corpus, length
+        self.contexts = sample_contexts(corpus, CONTEXT_COUNT, TARGET_ORDER_RANGE[1])
+        for order in (*DRAFT_ORDERS, target_order):  # the orders of the first picture, now, saying so
+            fitted_model(order, corpus, progress=progress)
+        self.alphas = functools.lru_cache(maxsize=32)(self._alphas)
+        self.run = functools.lru_cache(maxsize=32)(self._run)
+        self.spread = functools.lru_cache(maxsize=64)(self._spread)
+        self.text_view = widgets.HTML()
+        slider = dict(style=LABEL_STYLE, continuous_update=False)
+        controls = {
+            "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDERS[0], max=DRAFT_ORDERS[-1],
+                                             description="draft: n-gram order", **slider),
+            "target_order": widgets.IntSlider(value=target_order, min=TARGET_ORDER_RANGE[0], max=TARGET_ORDER_RANGE[1],
+                                              description="target: n-gram order", **slider),
+            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
+                                       description="draft characters per step γ", **slider),
+            "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0], max=TEMPERATURE_RANGE[1],
+                                               step=0.1, readout_format=".1f", description="temperature (both models)",
+                                               **slider),
+            "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="random seed", style=LABEL_STYLE,
+                                           layout=widgets.Layout(width="12em")),
+            "prompt": widgets.Text(value=prompt, description="prompt", style=LABEL_STYLE, continuous_update=False,
+                                   layout=widgets.Layout(width="24em")),
+            "c": widgets.IntSlider(value=c, min=1, max=COST_SLIDER_MAX, style=LABEL_STYLE,
+                                   description="cost ratio c (target time / draft time)",
+                                   layout=widgets.Layout(width="40em")),
+            "seed_spread": widgets.Checkbox(value=bool(seed_spread), description=f"mean over {SEED_COUNT} seeds",
+                                            indent=False, layout=widgets.Layout(width="auto")),
+        }
+        models = [["draft_order", "target_order", "gamma"], ["temperature", "seed", "prompt"]]
+        super().__init__(controls, [*models, ["c", "seed_spread"]], RealTextFigure(),
+                         compact_rows=([["c"]], [*models, ["seed_spread"]]))
+        header, *rows, body = self.children
+        # The text above the picture; in the compact layout under it (the picture has to fit the window's height).
+        self.children = (header, body, self.text_view) if self.compact else (header, *rows, self.text_view, body)
+        progress.done()
+
+    def models(self, target_order: int, draft_order: int, temperature: float):
+        """The target and the draft at `temperature` (fitted once per order and corpus)."""
+        return (fitted_model(target_order, self.corpus).at_temperature(temperature),
+                fitted_model(draft_order, self.corpus).at_temperature(temperature))
+
+    def _alphas(self, target_order: int, temperature: float) -> tuple:
+        target = fitted_model(target_order, self.corpus).at_temperature(temperature)
+        return tuple(mean_acceptance_rate(target, fitted_model(order, self.corpus).at_temperature(temperature),
+                                          self.contexts) for order in DRAFT_ORDERS)
+
+    def _run(self, draft_order, target_order, gamma, temperature, seed, prompt) -> Generation:
+        return speculative_generate(*self.models(target_order, draft_order, temperature), prompt, self.length, gamma,
+                                    np.random.default_rng(seed))
+
+    def _spread(self, draft_order, target_order, gamma, temperature, prompt):
+        return runs_over_seeds(*self.models(target_order, draft_order, temperature), prompt, self.length, gamma,
+                               SEED_COUNT)
+
+    def compute(self) -> dict:
+        values = {name: control.value for name, control in self.controls.items()}
+        temperature = round(float(values["temperature"]), 2)
+        setting = (values["draft_order"], values["target_order"], values["gamma"], temperature)
+        generation = self.run(*setting, values["seed"], values["prompt"])
+        alphas = self.alphas(values["target_order"], temperature)
+        seeds = self.spread(*setting, values["prompt"]) if values["seed_spread"] else None
+        gamma, c, mean_alpha = values["gamma"], values["c"], generation.mean_acceptance_rate
+        seed_speedups = None if seeds is None else seeds.speedups(c)
+        shown = {**values, "generation": generation, "measured_alpha": generation.measured_alpha,
+                 "mean_acceptance_rate": mean_alpha, "tokens_per_target_call": generation.tokens_per_target_call,
+                 "expected_tokens": expected_tokens(mean_alpha, gamma),
+                 "measured_speedup": generation.speedup_from_calls(c),
+                 "predicted_speedup": speedup(mean_alpha, gamma, c),
+                 "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas)), "seed_spread": seeds,
+                 "seed_speedups": seed_speedups, "length": self.length}
+        spread = None if seeds is None else ((seeds.low, seeds.mean, seeds.high),
+                                             (seed_speedups.min(), seed_speedups.mean(), seed_speedups.max()))
+        self.picture.update(alphas, values["draft_order"], values["target_order"], generation.measured_alpha,
+                            (shown["tokens_per_target_call"], shown["measured_speedup"]),
+                            (shown["expected_tokens"], shown["predicted_speedup"]), gamma, c, spread=spread)
+        shown["text_html"] = self.text_view.value = coloured_text_html(generation)
+        return shown
+
+    def describe(self, shown: dict) -> Readout:
+        generation: Generation = shown["generation"]
+        counts = {origin: generation.origins.count(origin) for origin in ("accepted", "resampled", "bonus")}
+        passed, tested = sum(generation.visited_accepted), len(generation.visited_accepted)
+        cut = passed - counts["accepted"]  # draft characters that passed after the text reached its length
+        mean, gamma, c = f"{shown['mean_acceptance_rate']:.3f}", shown["gamma"], shown["c"]
+        seeds, noisy = shown["seed_spread"], f"One run of {shown['length']} characters is noisy"
+        if seeds is None:
+            noise = [line(f"{noisy}: before reading a trend as γ grows, tick “mean over {SEED_COUNT} seeds” and "
+                          "compare the means.", note=True)]
+        else:
+            speedups, count = shown["seed_speedups"], len(seeds.characters_per_call)
+            noise = [line(f"over {count} seeds (0 … {count - 1}): characters per call: mean ",
+                          bold(f"{seeds.mean:.2f}"),
+                          f", from {seeds.low:.2f} to {seeds.high:.2f}", key=True),
+                     line(f"speedup at c = {c}: mean ", bold(f"{speedups.mean():.2f}×"),
+                          f", from {speedups.min():.2f}× to {speedups.max():.2f}×", key=True),
+                     line(f"{noisy}: compare settings by the mean of several seeds, not by one run.", note=True)]
+        return Readout([
+            line(f"draft: {shown['draft_order']}-gram, target: {shown['target_order']}-gram, γ = {gamma}, "
+                 f"temperature {shown['temperature']:.1f}"),
+            line("α over corpus contexts, by draft order: "
+                 + ", ".join(f"{order}: {alpha:.2f}" for order, alpha in shown["alpha_by_draft_order"].items())),
+            line(f"{len(generation.text)} characters in ", bold(generation.target_calls),
+                 f" target calls and {generation.draft_calls} draft calls", key=False),
+            line(f"characters of the text by origin: accepted {counts['accepted']}, resampled {counts['resampled']}, "
+                 f"bonus {counts['bonus']}"),
+            line("α measured in this run: ", bold(f"{shown['measured_alpha']:.3f}"),
+                 f", the share of tested draft characters that passed: {passed} of {tested}",
+                 f"; {cut} of them came after character {len(generation.text)}, where the text stops, so "
+                 f"{counts['accepted']} are in the text" if cut else "", key=True),
+            line("α averaged over the contexts the run visited, ᾱ = ", bold(mean),
+                 ": what the measured α is expected to be; the theory below uses ᾱ", key=False),
+            line("characters per target call: ", bold(f"{shown['tokens_per_target_call']:.2f}"), " in this run",
+                 key=True),
+            line(f"expected_tokens(ᾱ = {mean}, γ = {gamma}) = {shown['expected_tokens']:.2f}"),
+            line(f"speedup at c = {c}: ", bold(f"{shown['measured_speedup']:.2f}×"), " from this run's call counts",
+                 key=True),
+            line(f"speedup(ᾱ = {mean}, γ = {gamma}, c = {c}) = {shown['predicted_speedup']:.2f}×"),
+            *noise,
+        ])
+
+
+def progress_display(title: str):
+    """A line in the notebook saying what is being done, shown only once something is reported.
+
+    Returns a function ``report(message)`` with a method ``report.done()`` that empties the line (an
+    empty output stays behind, in HTML and in plain text). Outside a notebook (a script, a test)
+    nothing is shown.
+    """
+    handle = {}
+
+    def report(message: str) -> None:
+        text = f"{title}: {message} …"
+        bundle = {"text/plain": text, "text/html": f"<p style='color:#595959'><i>{html.escape(text)}</i></p>"}
+        if "display" in handle:
+            handle["display"].update(bundle, raw=True)
+        elif _notebook_shell() is not None:
+            from IPython.display import display
+
+            handle["display"] = display(bundle, raw=True, display_id=True)
+
+    def done() -> None:
+        if "display" in handle:
+            handle.pop("display").update({"text/plain": "", "text/html": ""}, raw=True)
+
+    report.done = done
+    return report
+
+
+def _notebook_shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and hasattr(shell, "kernel") else None
