@@ -40,8 +40,8 @@ import textwrap
 import time
 import traceback
 import warnings
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
