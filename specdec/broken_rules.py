@@ -113,6 +113,9 @@ def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[in
 def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """Accept xᵢ with probability pᵢ(xᵢ) instead of min(1, pᵢ(xᵢ)/qᵢ(xᵢ)).
 
+    A mistake for tokens sampled from qᵢ. With one-hot draft rows (a draft that does not sample) it
+    is exactly the deterministic-draft rule, `specdec.deterministic_draft.deterministic_draft_step`.
+
     >>> import numpy as np
     >>> from specdec.rows import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
@@ -490,9 +493,11 @@ BROKEN_RULES: dict[str, BrokenRule] = {
         _rule(
             accept_with_target_probability,
             lambda p, q: replace(correct_rule_tables(p, q), acceptance=np.where(q > 0, p[:-1], 0.0)),
-            "You accepted a draft token with probability p(x), not min(1, p(x)/q(x)).",
-            "Acceptance heuristics that look only at how likely the target finds the token (the idea "
-            "behind 'typical acceptance' schemes, which give up exactness on purpose).",
+            "You accepted a token sampled from q with probability p(x), not min(1, p(x)/q(x)): q was "
+            "dropped. p(x) is the right threshold only for a draft that does not sample (q = δₓ, the "
+            "deterministic-draft rule of specdec.deterministic_draft).",
+            "Reusing the deterministic-draft rule (accept with p(x), as engines do for a greedy or lookup "
+            "draft) for a draft that samples from its softmax.",
             _SPEC_ROWS,
             "Position 0: the accepted mass is q·p instead of min(p, q); the output is "
             "(0.75, 0.20, 0.05, 0) instead of (0.5, 0.3, 0.2, 0).",
@@ -537,7 +542,8 @@ BROKEN_RULES: dict[str, BrokenRule] = {
             greedy_draft,
             lambda p, q: replace(correct_rule_tables(p, q), draft_rows=_greedy_rows(q)),
             "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only "
-            "right for tokens sampled from q.",
+            "right for tokens sampled from q. A greedy draft's distribution is the point mass δₓ: "
+            "accept with p(x) and resample from p without x (specdec.deterministic_draft).",
             "A draft model decoded greedily while its softmax is used as q — the limit T → 0 of "
             "processing the draft's logits for sampling but not for the ratio.",
             _SPEC_ROWS,
