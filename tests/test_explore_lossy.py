@@ -85,6 +85,8 @@ def test_what_notebook_08_says_of_the_lossy_explorer():
     # ... while the draft that over-trusts B moves once, at λ = 0.35.
     at(draft="over-trusts B")
     assert at(lenience=1.0) == at(lenience=0.4) == (0.6, 0.0) and at(lenience=0.35) == (1.0, 0.4)
+    # Try 2: the mixing draft under typical acceptance accepts less than the exact rule, and is not exact.
+    assert at(draft="mixes p with its reverse", rule="typical") == (0.485, 0.056)
     # Try 3: with q = p the exact and lenient rules are exact; typical acceptance is not, whatever the draft.
     for draft in LOSSY_DRAFTS:
         assert at(draft=draft, alpha=1.0, rule="typical") == (0.885, 0.102)

@@ -296,3 +296,21 @@ def test_the_default_corpus_is_the_standard_library(monkeypatch):
     monkeypatch.setattr(corpus_module, "stdlib_corpus", lambda: CORPUS + "Stdlib stand-in. " * 10)
     explorer = TextExplorer(length=20)
     assert len(explorer.shown["generation"].text) == 20
+
+
+def test_what_notebook_07_says_of_gamma_over_six_seeds():
+    from specdec.text import stdlib_corpus
+
+    explorer = TextExplorer(stdlib_corpus(), draft_order=4, target_order=5, seed_spread=True)
+    means = {}
+    for c in (20, 5):
+        for gamma in (2, 4, 8):
+            with explorer.batch():
+                explorer.controls["gamma"].value, explorer.controls["c"].value = gamma, c
+            means[c, gamma] = explorer.shown["seed_spread"].mean, explorer.shown["seed_speedups"].mean()
+    per_call = [means[20, gamma][0] for gamma in (2, 4, 8)]
+    speedups = [means[20, gamma][1] for gamma in (2, 4, 8)]
+    # Characters per call keep rising with γ; the speedup at c = 20 grows much more slowly ...
+    assert per_call == sorted(per_call) and speedups[2] / speedups[0] < 0.8 * per_call[2] / per_call[0]
+    # ... and at c = 5 the long draft no longer pays.
+    assert means[5, 8][1] < means[5, 4][1]
