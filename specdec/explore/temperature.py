@@ -110,14 +110,16 @@ class TemperatureFigure:
             return self.fast.png()
 
 
-def slider_temperature(value, name: str, _arguments=None) -> float:
-    """A temperature the sliders offer: a real number in 0 … `TEMPERATURE_SLIDER_MAX`, as a float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in 0 … {TEMPERATURE_SLIDER_MAX:g}, got {value!r} of type "
-                        f"{type(value).__name__}")
-    if not 0.0 <= value <= TEMPERATURE_SLIDER_MAX:
-        raise ValueError(f"{name} must be in 0 … {TEMPERATURE_SLIDER_MAX:g} (the slider's range), got {value!r}")
-    return float(value)
+def slider_range(maximum: float, unit: str = ""):
+    """The constraint of a value a float slider offers: a real number in 0 … `maximum`, as a float."""
+    def constraint(value, name: str, _arguments) -> float:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number in 0 … {maximum:g}{unit}, got {value!r} of type "
+                            f"{type(value).__name__}")
+        if not 0.0 <= value <= maximum:
+            raise ValueError(f"{name} must be in 0 … {maximum:g}{unit} (the slider's range), got {value!r}")
+        return float(value)
+    return constraint
 
 
 @functools.lru_cache(maxsize=1)  # the temperature sliders alone keep the logits
@@ -160,8 +162,8 @@ class TemperatureExplorer(Explorer):
 
     title = "α and temperature"
 
-    @checked(target_temperature=slider_temperature, draft_temperature=slider_temperature,
-             seed=Count(0, SEED_SLIDER_MAX))
+    @checked(target_temperature=slider_range(TEMPERATURE_SLIDER_MAX),
+             draft_temperature=slider_range(TEMPERATURE_SLIDER_MAX), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, target_temperature=1.0, draft_temperature=1.0, seed=1):
         slider = dict(min=0.0, max=TEMPERATURE_SLIDER_MAX, step=TEMPERATURE_STEP, readout_format=".2f",
                       style=LABEL_STYLE)

@@ -188,10 +188,11 @@ def _speedup(values: dict) -> list[str]:
 
 def _timeline(values: dict) -> list[str]:
     from specdec import hardware
-    from specdec.widgets.timeline import TIMELINE_TOKENS
+    from specdec.explore.timeline import TIMELINE_TOKENS
 
-    chip = hardware.ACCELERATORS[values["accelerator"]]
-    target, draft = hardware.MODELS[values["target model"]], hardware.MODELS[values["draft model"]]
+    chip = hardware.with_pass_overhead(hardware.ACCELERATORS[values["accelerator"]],
+                                       float(values["fixed time per pass (ms)"]) / 1e3)
+    target, draft = (hardware.MODELS[name] for name in values["models: target / draft"].split(" / "))
     gamma, alpha = values["draft length γ"], values["acceptance rate α"]
     timeline = hardware.sample_timeline(chip, target, draft, gamma, alpha, batch=values["batch size b"],
                                         seed=values["seed"], tokens=TIMELINE_TOKENS)
@@ -341,7 +342,7 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("draft length γ", "key:ArrowRight", _speedup),
         Move("acceptance rate α", "key:ArrowLeft", _speedup),
     )),
-    "Where the time goes: draft and target passes": ExplorerCheck("timeline_explorer", (
+    "Where the time goes: draft and target passes": ExplorerCheck("TimelineExplorer", (
         Move("draft length γ", "key:ArrowRight", _timeline),
         Move("batch size b", "key:ArrowRight", _timeline),
         Move("accelerator", "choose:L4", _timeline),
