@@ -375,6 +375,16 @@ class Count(Constraint):
         return count(value, name, self.bound(self.minimum, arguments), self.bound(self.maximum, arguments))
 
 
+class PositiveFraction(Constraint):
+    """A real number in (0, 1], as a float."""
+
+    def __call__(self, value, name, arguments):
+        value = probability(value, name)
+        if value == 0.0:
+            raise ValueError(f"{name} must be in (0, 1], got 0.0")
+        return value
+
+
 class CostRatio(Constraint):
     """c, the time of one target pass over one draft pass: a number > 0 (``math.inf``: a free draft)."""
 
@@ -487,7 +497,7 @@ class OneOf(Constraint):
         if any(type(value) is type(choice) and value == choice for choice in self.choices):
             return value
         listed = ", ".join(repr(choice) for choice in self.choices)
-        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
 
 
 class InstanceOf(Constraint):

@@ -240,7 +240,7 @@ def test_checked_converts_every_declared_argument_by_position_or_by_name():
     "changes, error, words",
     [
         (dict(gamma=4), ValueError, ["gamma must be an integer in 1 … 3, got 4"]),  # a bound read from another argument
-        (dict(label="c"), ValueError, ["label must be one of 'a', 'b', got 'c'"]),
+        (dict(label="c"), ValueError, ["label must be one of 'a', 'b'; got 'c'"]),
         (dict(draft_tokens=[0, 4]), ValueError, ["draft_tokens[1] = 4"]),
         (dict(draft_probs=[[0.5, 0.5]]), ValueError, ["one row more"]),
     ],

@@ -5,16 +5,10 @@ import pytest
 
 from specdec.goodness_of_fit import goodness_of_fit
 from specdec.theory import tv_distance
-from specdec.variants.broken_candidates import (
-    BROKEN_CANDIDATE_RULES,
-    sample_candidates_without_replacement,
-    stale_residual_law,
-    stale_residual_step,
-    without_replacement_law,
-)
-from specdec.variants.multi_candidate import (distinct_candidate_law, distinct_candidate_step, multi_candidate_step,
-                                              sample_candidates)
+from specdec.variants.broken_candidates import BROKEN_CANDIDATE_RULES, stale_residual_law, without_replacement_law
+from specdec.variants.multi_candidate import distinct_candidate_law, distinct_candidate_step, sample_candidates
 from tests import reference_variants as reference
+from tests.loop_variants import multi_candidate_step, sample_candidates_without_replacement, stale_residual_step
 
 EXAMPLE = ([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7])
 

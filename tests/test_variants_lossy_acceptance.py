@@ -10,12 +10,12 @@ from specdec.variants.lossy_acceptance import (
     RULES,
     entropy,
     lossy_law,
-    lossy_step,
     sample_lossy,
     trace_lossy,
     typical_threshold,
 )
 from tests import reference_variants as reference
+from tests.loop_variants import lossy_step
 
 SPEC_ROW = ([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
 SETTINGS = [dict(), dict(lenience=0.5), dict(epsilon=0.3, delta=0.9), dict(lenience=0.1, epsilon=0.02)]

@@ -7,12 +7,12 @@ from specdec.goodness_of_fit import compare_samples, goodness_of_fit
 from specdec.variants.multi_candidate import (
     acceptance_by_k,
     multi_candidate_law,
-    multi_candidate_step,
     sample_candidates,
     sample_multi_candidate,
     trace_multi_candidate,
 )
 from tests import reference_variants as reference
+from tests.loop_variants import multi_candidate_step
 
 EXAMPLE = ([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7])
 SPEC_ROW = ([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])

@@ -16,9 +16,9 @@ from specdec.variants.token_tree import (
     trace_tree,
     tree_draft_tokens,
     tree_expected_tokens,
-    verify_tree,
 )
 from tests import reference_variants as reference
+from tests.loop_variants import verify_tree
 
 
 def random_tree(rng, vocab):

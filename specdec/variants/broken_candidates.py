@@ -28,68 +28,15 @@ from typing import Callable
 
 import numpy as np
 
-from .. import validation
-from ..core import normalised_for_choice, unchecked_residual
-from .multi_candidate import (
-    acceptance_table,
-    check_candidates,
-    multi_candidate_law,
-    sample_with_acceptance,
-)
-
-
-def stale_residual_step(target, draft, candidates, rng) -> int:
-    """The multi-candidate rule with the residual never updated between candidates.
-
-    Same draws as `multi_candidate_step`: one ``rng.random()`` per tried candidate, then, if all
-    were rejected, one ``rng.choice(V, p=norm(max(0, p − q)))``.
-
-    >>> import numpy as np
-    >>> stale_residual_step([0.5, 0.3, 0.2, 0.0], [0.25] * 4, [3, 1], np.random.default_rng(0))
-    1
-    """
-    p = validation.distribution(target, "target")
-    q = validation.distribution(draft, "draft")
-    validation.same_vocabulary(p, "target", q, "draft")
-    tokens = check_candidates(candidates, q)
-    rng = validation.generator(rng)
-    for token in tokens:
-        if rng.random() < min(1.0, p.item(token) / q.item(token)):  # the mistake: p, not r_j
-            return token
-    residual = unchecked_residual(p, q)
-    return int(rng.choice(p.size, p=normalised_for_choice(residual)))
-
-
-def sample_candidates_without_replacement(draft, k, rng) -> list[int]:
-    """k distinct candidates: each ``rng.choice(V, p=q restricted to the tokens not yet drawn)``.
-
-    Fed to `multi_candidate_step`, whose rule assumes independent draws from q, they give a biased
-    output: that combination is the broken variant.
-
-    >>> import numpy as np
-    >>> sample_candidates_without_replacement([0.7, 0.2, 0.1], 3, np.random.default_rng(0))
-    [0, 1, 2]
-    """
-    q = validation.distribution(draft, "draft")
-    k = validation.count(k, "k", minimum=1)
-    support = int(np.count_nonzero(q))
-    if k > support:
-        raise ValueError(
-            f"k must be at most the number of tokens the draft can propose ({support}) to draw k "
-            f"distinct candidates, got k = {k}"
-        )
-    rng = validation.generator(rng)
-    remaining = q.copy()
-    chosen: list[int] = []
-    for _ in range(k):
-        token = int(rng.choice(q.size, p=remaining / remaining.sum()))
-        chosen.append(token)
-        remaining[token] = 0.0
-    return chosen
+from ..core import unchecked_residual
+from ..sampling import acceptance_table
+from ..validation import Count, Distribution, Generator, checked
+from .multi_candidate import CANDIDATE_LAW, CANDIDATE_SAMPLES, DistinctCount, multi_candidate_law, sample_with_acceptance
 
 
 def stale_residual_law(target, draft, k) -> np.ndarray:
-    """The exact output law of `stale_residual_step` with k independent candidates from q.
+    """The exact output law of the multi-candidate rule with the residual never updated between
+    candidates (every candidate tested against p), with k independent candidates from q.
 
     Candidate j is tried with probability (1 − α)^(j−1) and accepts x with probability
     min(p(x), q(x)); after k rejections the draw is from r = norm(max(0, p − q)):
@@ -102,18 +49,17 @@ def stale_residual_law(target, draft, k) -> np.ndarray:
     return accepted + resampled
 
 
+@CANDIDATE_LAW
 def stale_residual_parts(target, draft, k) -> tuple[np.ndarray, np.ndarray]:
     """`stale_residual_law` split: (P(x comes out as an accepted candidate), P(x comes from r)).
 
     >>> [part.round(3) for part in stale_residual_parts([0.5, 0.5], [0.9, 0.1], 2)]
     [array([0.7 , 0.14]), array([0.  , 0.16])]
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    overlap = np.minimum(p, q)
+    overlap = np.minimum(target, draft)
     miss = 1.0 - min(1.0, float(overlap.sum()))
     tries = sum(miss**j for j in range(k))
-    return overlap * tries, miss**k * unchecked_residual(p, q)
+    return overlap * tries, miss**k * unchecked_residual(target, draft)
 
 
 def without_replacement_law(target, draft, k) -> np.ndarray:
@@ -130,20 +76,18 @@ def without_replacement_law(target, draft, k) -> np.ndarray:
     return accepted + resampled
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), k=DistinctCount())
 def without_replacement_parts(target, draft, k) -> tuple[np.ndarray, np.ndarray]:
     """`without_replacement_law` split: (P(x comes out as an accepted candidate), P(x comes from r_{k+1})).
 
     >>> [part.round(3) for part in without_replacement_parts([0.5, 0.5], [0.9, 0.1], 2)]
     [array([0.5, 0.5]), array([0., 0.])]
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    if k > np.count_nonzero(q):
-        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
-    residuals = multi_candidate_law(p, q, k).residuals
+    q = draft
+    residuals = multi_candidate_law.__wrapped__(target, q, k).residuals
     acceptance = acceptance_table(residuals[:-1], q)
-    law = np.zeros(p.size)
-    resampled = np.zeros(p.size)
+    law = np.zeros(target.size)
+    resampled = np.zeros(target.size)
 
     def visit(stage: int, used: tuple, weight: float) -> None:
         if stage == k:
@@ -161,20 +105,21 @@ def without_replacement_parts(target, draft, k) -> tuple[np.ndarray, np.ndarray]
     return law, resampled
 
 
+@CANDIDATE_SAMPLES
 def sample_stale_residual(target, draft, k, n, rng) -> np.ndarray:
-    """n steps of `stale_residual_step` with independent candidates from q, vectorised: the tokens.
+    """n steps of the stale-residual rule with independent candidates from q, vectorised: the tokens.
 
     >>> import numpy as np
     >>> tokens = sample_stale_residual([0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2, 50_000, np.random.default_rng(0))
     >>> (np.bincount(tokens, minlength=4) / 50_000).round(2)
     array([0.4 , 0.34, 0.26, 0.  ])
     """
-    p, q, k, n, rng = _checked_sampling(target, draft, k, n, rng)
-    acceptance = np.repeat(acceptance_table(p[None, :], q), k, axis=0)
-    tokens, _ = sample_with_acceptance(q, acceptance, unchecked_residual(p, q), n, rng)
+    acceptance = np.repeat(acceptance_table(target[None, :], draft), k, axis=0)
+    tokens, _ = sample_with_acceptance(draft, acceptance, unchecked_residual(target, draft), n, rng)
     return tokens
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), k=DistinctCount(), n=Count(), rng=Generator())
 def sample_without_replacement(target, draft, k, n, rng) -> np.ndarray:
     """n steps of the with-replacement rule fed k distinct candidates, vectorised: the tokens.
 
@@ -189,10 +134,8 @@ def sample_without_replacement(target, draft, k, n, rng) -> np.ndarray:
     >>> bool(np.abs(np.bincount(tokens, minlength=4) / 50_000 - [1/3, 1/3, 1/3, 0]).max() < 0.01)
     True
     """
-    p, q, k, n, rng = _checked_sampling(target, draft, k, n, rng)
-    if k > np.count_nonzero(q):
-        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
-    law = multi_candidate_law(p, q, k)
+    q = draft
+    law = multi_candidate_law.__wrapped__(target, q, k)
     with np.errstate(divide="ignore"):
         keys = rng.exponential(size=(n, q.size)) / q
     candidates = np.argsort(keys, axis=1, kind="stable")[:, :k]
@@ -233,10 +176,3 @@ BROKEN_CANDIDATE_RULES = {
         sample_without_replacement,
     ),
 }
-
-
-def _checked_sampling(target, draft, k, n, rng):
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    n = validation.count(n, "n")
-    return p, q, k, n, validation.generator(rng)

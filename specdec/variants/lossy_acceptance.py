@@ -23,7 +23,7 @@ The shortcuts here trade that exactness for acceptance:
 Every law here is exact (no sampling): `lossy_law` computes it; `sample_lossy` draws from a rule
 so that the tests can check the law by sampling.
 
-Order of random draws in `lossy_step`: one ``rng.random()`` for the accept test of the exact and
+Order of random draws in `trace_lossy`: one ``rng.random()`` for the accept test of the exact and
 lenient rules (none for typical and greedy, whose tests are deterministic); then, on rejection,
 one ``rng.choice(V, p=R)`` (none for greedy, whose replacement is fixed).
 
@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import validation
 from ..core import normalised_for_choice, unchecked_residual
+from ..validation import Constraint, Count, Distribution, Generator, OneOf, PositiveFraction, checked
 from .multi_candidate import draw_categorical
 
 #: The rules, in the order the notebook shows them.
@@ -55,17 +55,36 @@ MEDUSA_EPSILON = 0.09
 MEDUSA_DELTA = 0.3
 
 
+class ProposedToken(Constraint):
+    """A token id the draft `draft` could propose: an int in 0 … V − 1 with q(x) > 0."""
+
+    def __call__(self, token, name, arguments):
+        draft = arguments["draft"]
+        if isinstance(token, (bool, np.bool_)) or not isinstance(token, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer token id, got {token!r} of type {type(token).__name__}")
+        token = int(token)
+        if not 0 <= token < draft.size or not draft[token] > 0:
+            raise ValueError(f"{name} must be a token the draft could propose (0 … {draft.size - 1} with q(x) > 0), got {token}")
+        return token
+
+
+#: What every rule here is given: the rule, p and q, Medusa's ε and δ, and λ.
+RULE_SETTINGS = dict(rule=OneOf(*RULES), target=Distribution(), draft=Distribution(like="target"),
+                     epsilon=PositiveFraction(), delta=PositiveFraction(), lenience=PositiveFraction())
+
+
+@checked(target=Distribution())
 def entropy(target) -> float:
     """H(p) = −Σ p log p in nats (terms with p(x) = 0 contribute 0).
 
     >>> round(entropy([0.5, 0.5]), 4)
     0.6931
     """
-    p = validation.distribution(target, "target")
-    positive = p[p > 0]
+    positive = target[target > 0]
     return float(max(0.0, -np.sum(positive * np.log(positive))))
 
 
+@checked(target=Distribution(), epsilon=PositiveFraction(), delta=PositiveFraction())
 def typical_threshold(target, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA) -> float:
     """Medusa's bar for p(x): min(ε, δ·exp(−H(p))).
 
@@ -74,11 +93,10 @@ def typical_threshold(target, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA) -> flo
     >>> typical_threshold([1.0, 0.0])  # certain p: exp(−H) = 1
     0.09
     """
-    epsilon = _positive_fraction(epsilon, "epsilon")
-    delta = _positive_fraction(delta, "delta")
-    return min(epsilon, delta * math.exp(-entropy(target)))
+    return min(epsilon, delta * math.exp(-entropy.__wrapped__(target)))
 
 
+@checked(**RULE_SETTINGS)
 def acceptance_probabilities(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA,
                              lenience=1.0) -> np.ndarray:
     """a(x): the probability that `rule` accepts token x when the draft proposes it.
@@ -90,9 +108,7 @@ def acceptance_probabilities(rule, target, draft, *, epsilon=MEDUSA_EPSILON, del
     >>> acceptance_probabilities("typical", [0.5, 0.3, 0.2, 0.0], [0.25] * 4)
     array([1., 1., 1., 0.])
     """
-    rule = _rule(rule)
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    return _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+    return _acceptance(rule, target, draft, epsilon, delta, lenience)
 
 
 def _acceptance(rule, p, q, epsilon, delta, lenience) -> np.ndarray:
@@ -101,7 +117,7 @@ def _acceptance(rule, p, q, epsilon, delta, lenience) -> np.ndarray:
         accept[int(np.argmax(p))] = 1.0
         return accept
     if rule == "typical":
-        return (p > typical_threshold(p, epsilon, delta)).astype(np.float64)
+        return (p > typical_threshold.__wrapped__(p, epsilon, delta)).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.inf)
     exact = np.minimum(1.0, ratio)
@@ -139,6 +155,7 @@ class LossyLaw:
     """TV(output, p) = ½ Σ |output − p|: 0 for the exact rule."""
 
 
+@checked(**RULE_SETTINGS)
 def lossy_law(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> LossyLaw:
     """The exact output law, acceptance rate and TV distance from p of one rule at one position.
 
@@ -157,9 +174,8 @@ def lossy_law(rule, target, draft, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA
     >>> law.acceptance, law.output.round(3), round(law.tv, 3)
     (0.75, array([0.458, 0.292, 0.25 , 0.   ]), 0.05)
     """
-    rule = _rule(rule)
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    accept = _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+    p, q = target, draft
+    accept = _acceptance(rule, p, q, epsilon, delta, lenience)
     accepted = q * accept
     acceptance = min(1.0, float(accepted.sum()))
     replacement = _replacement(rule, p, q)
@@ -181,26 +197,16 @@ class LossyTrace:
     replacement: np.ndarray | None
     """On rejection: R, the law the emitted token was drawn from (a point mass for greedy)."""
     token: int
-    """The emitted token; identical to `lossy_step`'s for the same RNG state."""
+    """The emitted token."""
 
 
-def lossy_step(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> int:
-    """One position verified by `rule`: the emitted token (the draft token or its replacement).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lossy_step("typical", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 2, np.random.default_rng(0))
-    2
-    >>> lossy_step("exact", [0.5, 0.3, 0.2, 0.0], [0.25] * 4, 3, np.random.default_rng(0))
-    0
-    """
-    return trace_lossy(rule, target, draft, token, rng, epsilon=epsilon, delta=delta, lenience=lenience).token
-
-
+@checked(**RULE_SETTINGS, token=ProposedToken(), rng=Generator())
 def trace_lossy(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA,
                 lenience=1.0) -> LossyTrace:
-    """`lossy_step` with its test and draws recorded: same arguments, same draws, same token.
+    """One position verified by `rule`, with its test and draws recorded; ``.token`` is what it emits.
+
+    `token` is the draft token, one the draft could propose (q(x) > 0); `epsilon`, `delta` and
+    `lenience` are as in `lossy_law`.
 
     Examples
     --------
@@ -209,15 +215,7 @@ def trace_lossy(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delt
     >>> trace.acceptance_probability, trace.accepted, trace.token
     (1.0, True, 2)
     """
-    rule = _rule(rule)
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    lenience = _lenience(lenience)
-    if isinstance(token, (bool, np.bool_)) or not isinstance(token, (int, np.integer)):
-        raise TypeError(f"token must be an integer token id, got {token!r} of type {type(token).__name__}")
-    token = int(token)
-    if not 0 <= token < p.size or not q[token] > 0:
-        raise ValueError(f"token must be a token the draft could propose (0 … {p.size - 1} with q(x) > 0), got {token}")
-    rng = validation.generator(rng)
+    p, q = target, draft
     accept = _acceptance(rule, p, q, epsilon, delta, lenience).item(token)
     uniform = None
     if rule in ("exact", "lenient"):
@@ -235,10 +233,11 @@ def trace_lossy(rule, target, draft, token, rng, *, epsilon=MEDUSA_EPSILON, delt
     return LossyTrace(rule, token, accept, uniform, False, replacement, emitted)
 
 
+@checked(**RULE_SETTINGS, n=Count(), rng=Generator())
 def sample_lossy(rule, target, draft, n, rng, *, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, lenience=1.0) -> np.ndarray:
     """n independent positions verified by `rule`, draft tokens drawn from q, vectorised.
 
-    Same law as `lossy_step` on draft tokens from q; the random stream differs.
+    Same law as `trace_lossy` on draft tokens from q; the random stream differs.
 
     Examples
     --------
@@ -247,30 +246,10 @@ def sample_lossy(rule, target, draft, n, rng, *, epsilon=MEDUSA_EPSILON, delta=M
     >>> (np.bincount(tokens, minlength=4) / 40_000).round(2)  # the law is (0.375, 0.325, 0.3, 0)
     array([0.37, 0.33, 0.3 , 0.  ])
     """
-    rule = _rule(rule)
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    n = validation.count(n, "n")
-    rng = validation.generator(rng)
-    accept = _acceptance(rule, p, q, epsilon, delta, _lenience(lenience))
+    p, q = target, draft
+    accept = _acceptance(rule, p, q, epsilon, delta, lenience)
     uniforms = rng.random((3, n))
     drafted = draw_categorical(q, uniforms[0])
     kept = uniforms[1] < accept[drafted]
     replacement = draw_categorical(_replacement(rule, p, q), uniforms[2])
     return np.where(kept, drafted, replacement)
-
-
-def _rule(rule) -> str:
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(repr(r) for r in RULES)}; got {rule!r}")
-    return rule
-
-
-def _positive_fraction(value, name: str) -> float:
-    value = validation.probability(value, name)
-    if value == 0.0:
-        raise ValueError(f"{name} must be in (0, 1], got 0.0")
-    return value
-
-
-def _lenience(value) -> float:
-    return _positive_fraction(value, "lenience")

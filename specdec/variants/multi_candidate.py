@@ -18,7 +18,7 @@ The rule is from Miao et al. 2023, SpecInfer (https://arxiv.org/abs/2305.09781),
 candidates are the children of one node of a token tree.
 
 Order of random draws, fixed here: `sample_candidates` makes k ``rng.choice(V, p=q)``; then
-`multi_candidate_step` makes one ``rng.random()`` per tried candidate and, only if all are
+`trace_multi_candidate` makes one ``rng.random()`` per tried candidate and, only if all are
 rejected, one ``rng.choice(V, p=r_{k+1})``.
 
 What is simplified: one position and one draft distribution q shared by the k candidates (SpecInfer
@@ -27,7 +27,7 @@ can also use several draft models, one per candidate, each with its own q); p an
 >>> import numpy as np
 >>> p, q = [0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25]
 >>> candidates = sample_candidates(q, 3, np.random.default_rng(0))
->>> candidates, multi_candidate_step(p, q, candidates, np.random.default_rng(1))
+>>> candidates, trace_multi_candidate(p, q, candidates, np.random.default_rng(1)).token
 ([2, 1, 0], 2)
 """
 
@@ -38,10 +38,68 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import validation
 from ..core import normalised_for_choice, unchecked_residual
+from ..sampling import acceptance_table
+from ..validation import Constraint, Count, Distribution, Generator, checked
 
 
+class Candidates(Constraint):
+    """A non-empty list of token ids (Python ints), each a token the draft row `draft` could have drawn.
+
+    >>> Candidates()(np.array([0, 1]), "candidates", {"draft": np.array([0.5, 0.5, 0.0])})
+    [0, 1]
+    """
+
+    def __init__(self, draft: str = "draft"):
+        self.draft = draft
+
+    def __call__(self, value, name, arguments):
+        draft = arguments[self.draft]
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            raise TypeError(f"{name} must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
+        tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
+        if not tokens:
+            raise ValueError(f"{name} must hold at least one candidate token, got none")
+        vocab = draft.size
+        for index, token in enumerate(tokens):
+            if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
+                raise TypeError(f"{name}[{index}] must be an integer token id, got {token!r} of type {type(token).__name__}")
+            token = tokens[index] = int(token)
+            if not 0 <= token < vocab:
+                raise ValueError(f"{name}[{index}] = {token} is out of range: token ids must be in 0 … {vocab - 1} (V = {vocab})")
+            if not draft[token] > 0:
+                raise ValueError(
+                    f"{name}[{index}] = {token} has draft probability 0: the draft could not have sampled "
+                    f"it (expected q(x) > 0)"
+                )
+        return tokens
+
+
+class DistinctCount(Count):
+    """How many distinct candidates to draw from `draft`: at least 1, at most the tokens with q(x) > 0."""
+
+    def __init__(self, draft: str = "draft"):
+        super().__init__(1)
+        self.draft = draft
+
+    def __call__(self, value, name, arguments):
+        k, support = super().__call__(value, name, arguments), int(np.count_nonzero(arguments[self.draft]))
+        if k > support:
+            raise ValueError(f"{name} must be at most the number of tokens with q(x) > 0 ({support}), got {k}")
+        return k
+
+
+#: One position verified against k candidates: p, q over the same tokens, the candidates, a generator.
+CANDIDATE_STEP = checked(target=Distribution(), draft=Distribution(like="target"), candidates=Candidates(),
+                         rng=Generator())
+#: The exact law of a rule with k candidates.
+CANDIDATE_LAW = checked(target=Distribution(), draft=Distribution(like="target"), k=Count(1))
+#: n steps of a rule with k candidates, vectorised.
+CANDIDATE_SAMPLES = checked(target=Distribution(), draft=Distribution(like="target"), k=Count(1), n=Count(),
+                            rng=Generator())
+
+
+@checked(draft=Distribution(), k=Count(1), rng=Generator())
 def sample_candidates(draft, k, rng) -> list[int]:
     """Draw k candidates independently from q: k calls of ``rng.choice(V, p=q)``, in order.
 
@@ -51,37 +109,8 @@ def sample_candidates(draft, k, rng) -> list[int]:
     >>> sample_candidates([0.5, 0.5, 0.0], 4, np.random.default_rng(0))
     [1, 0, 0, 0]
     """
-    q = validation.distribution(draft, "draft")
-    k = validation.count(k, "k", minimum=1)
-    rng = validation.generator(rng)
-    row = normalised_for_choice(q)
-    return [int(rng.choice(q.size, p=row)) for _ in range(k)]
-
-
-def check_candidates(value, draft: np.ndarray, name: str = "candidates") -> list[int]:
-    """`value` as a non-empty list of Python ints, each a token the draft q could have drawn.
-
-    >>> check_candidates(np.array([0, 1]), np.array([0.5, 0.5, 0.0]))
-    [0, 1]
-    """
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise TypeError(f"{name} must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
-    tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
-    if not tokens:
-        raise ValueError(f"{name} must hold at least one candidate token, got none")
-    vocab = draft.size
-    for index, token in enumerate(tokens):
-        if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
-            raise TypeError(f"{name}[{index}] must be an integer token id, got {token!r} of type {type(token).__name__}")
-        token = tokens[index] = int(token)
-        if not 0 <= token < vocab:
-            raise ValueError(f"{name}[{index}] = {token} is out of range: token ids must be in 0 … {vocab - 1} (V = {vocab})")
-        if not draft[token] > 0:
-            raise ValueError(
-                f"{name}[{index}] = {token} has draft probability 0: the draft could not have sampled "
-                f"it (expected q(x) > 0)"
-            )
-    return tokens
+    row = normalised_for_choice(draft)
+    return [int(rng.choice(draft.size, p=row)) for _ in range(k)]
 
 
 @dataclass(frozen=True)
@@ -112,7 +141,7 @@ class MultiCandidateTrace:
     candidates: list[int]
     tried: tuple[CandidateTrace, ...]
     token: int
-    """The output token; identical to `multi_candidate_step`'s for the same RNG state."""
+    """The output token."""
     final_residual: np.ndarray | None = None
     """r_{k+1}, when every candidate was rejected; None otherwise."""
 
@@ -123,8 +152,9 @@ class MultiCandidateTrace:
         return last.index if last.accepted else None
 
 
-def multi_candidate_step(target, draft, candidates, rng) -> int:
-    """Verify k candidates at one position and return the token this position emits.
+@CANDIDATE_STEP
+def trace_multi_candidate(target, draft, candidates, rng) -> MultiCandidateTrace:
+    """Verify k candidates at one position, record each draw, and return the trace with the emitted token.
 
     Parameters
     ----------
@@ -136,23 +166,8 @@ def multi_candidate_step(target, draft, candidates, rng) -> int:
         One ``rng.random()`` per tried candidate, then, if all were rejected, one
         ``rng.choice(V, p=r_{k+1})``.
 
-    Returns
-    -------
-    int
-        Distributed exactly as p when the candidates are independent draws from q.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> multi_candidate_step([0.5, 0.3, 0.2, 0.0], [0.25] * 4, [3, 3], np.random.default_rng(0))
-    0
-    """
-    p, q, tokens, rng = _checked(target, draft, candidates, rng)
-    return verify_candidates(p, q, tokens, rng)
-
-
-def trace_multi_candidate(target, draft, candidates, rng) -> MultiCandidateTrace:
-    """Run `multi_candidate_step` and record each draw: same arguments, same draws, same token.
+    The token (``trace.token``) is distributed exactly as p when the candidates are independent
+    draws from q.
 
     Examples
     --------
@@ -163,11 +178,11 @@ def trace_multi_candidate(target, draft, candidates, rng) -> MultiCandidateTrace
     >>> trace.token, trace.accepted_index
     (1, 1)
     """
-    p, q, tokens, rng = _checked(target, draft, candidates, rng)
     tried: list[CandidateTrace] = []
     final: list[np.ndarray] = []
-    token = verify_candidates(p, q, tokens, rng, tried, final)
-    return MultiCandidateTrace(p.copy(), q.copy(), list(tokens), tuple(tried), token, final[0] if final else None)
+    token = verify_candidates(target, draft, candidates, rng, tried, final)
+    return MultiCandidateTrace(target.copy(), draft.copy(), list(candidates), tuple(tried), token,
+                               final[0] if final else None)
 
 
 def verify_candidates(p, q, tokens, rng, tried: list | None = None, final: list | None = None) -> int:
@@ -224,8 +239,9 @@ class MultiCandidateLaw:
         return np.append(self.reach[:-1] * self.stage_rates, self.reach[-1])
 
 
+@CANDIDATE_LAW
 def multi_candidate_law(target, draft, k) -> MultiCandidateLaw:
-    """The exact law of the output of `multi_candidate_step` with k independent candidates from q.
+    """The exact law of the output of `trace_multi_candidate` with k independent candidates from q.
 
     Examples
     --------
@@ -235,16 +251,14 @@ def multi_candidate_law(target, draft, k) -> MultiCandidateLaw:
     >>> law.total.round(12)
     array([0.5, 0.3, 0.2, 0. ])
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    residuals = np.empty((k + 1, p.size))
-    residuals[0] = p
+    residuals = np.empty((k + 1, target.size))
+    residuals[0] = target
     rates = np.empty(k)
     for j in range(k):
-        rates[j] = min(1.0, float(np.minimum(residuals[j], q).sum()))
-        residuals[j + 1] = unchecked_residual(residuals[j], q)
+        rates[j] = min(1.0, float(np.minimum(residuals[j], draft).sum()))
+        residuals[j + 1] = unchecked_residual(residuals[j], draft)
     reach = np.concatenate(([1.0], np.cumprod(1.0 - rates)))
-    accepted = reach[:-1, None] * np.minimum(residuals[:-1], q)
+    accepted = reach[:-1, None] * np.minimum(residuals[:-1], draft)
     return MultiCandidateLaw(residuals, rates, reach, accepted, reach[-1] * residuals[-1])
 
 
@@ -260,10 +274,11 @@ def acceptance_by_k(target, draft, max_k) -> np.ndarray:
     return 1.0 - law.reach[1:]
 
 
+@CANDIDATE_SAMPLES
 def sample_multi_candidate(target, draft, k, n, rng) -> tuple[np.ndarray, np.ndarray]:
     """n independent multi-candidate steps, vectorised: candidates from q, then the rule.
 
-    The law is that of `sample_candidates` followed by `multi_candidate_step`; the random stream
+    The law is that of `sample_candidates` followed by `trace_multi_candidate`; the random stream
     differs (all uniforms of the n steps are drawn in a few array calls, and categorical draws use
     the inverse of the cumulative distribution).
 
@@ -282,23 +297,9 @@ def sample_multi_candidate(target, draft, k, n, rng) -> tuple[np.ndarray, np.nda
     >>> (np.bincount(tokens, minlength=4) / 100_000).round(2)
     array([0.5, 0.3, 0.2, 0. ])
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    n = validation.count(n, "n")
-    rng = validation.generator(rng)
-    law = multi_candidate_law(p, q, k)
-    acceptance = acceptance_table(law.residuals[:-1], q)
-    return sample_with_acceptance(q, acceptance, law.residuals[-1], n, rng)
-
-
-def acceptance_table(residuals: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """min(1, r_j(x)/q(x)) for each row r_j, with 1 where r_j(x) >= q(x) (including 0/0).
-
-    >>> acceptance_table(np.array([[0.5, 0.5]]), np.array([0.25, 0.75]))
-    array([[1.        , 0.66666667]])
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(residuals >= q, 1.0, residuals / q)
+    law = multi_candidate_law.__wrapped__(target, draft, k)
+    acceptance = acceptance_table(law.residuals[:-1], draft)
+    return sample_with_acceptance(draft, acceptance, law.residuals[-1], n, rng)
 
 
 def sample_with_acceptance(candidate_law, acceptance, final_law, n, rng, candidates=None):
@@ -344,6 +345,7 @@ def draw_categorical(law: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(tokens, last)
 
 
+@CANDIDATE_STEP
 def distinct_candidate_step(target, draft, candidates, rng) -> int:
     """The multi-candidate rule for k *distinct* candidates drawn from q without replacement.
 
@@ -353,18 +355,17 @@ def distinct_candidate_step(target, draft, candidates, rng) -> int:
     independent candidates applies stage by stage and the output is exactly p. (Testing against q
     itself is the broken rule "without replacement" of `specdec.variants.broken_candidates`.)
 
-    Same order of draws as `multi_candidate_step`.
+    Same order of draws as `trace_multi_candidate`.
 
     >>> import numpy as np
     >>> distinct_candidate_step([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7], [3, 1], np.random.default_rng(0))
     1
     """
-    p, q, tokens, rng = _checked(target, draft, candidates, rng)
-    if len(set(tokens)) != len(tokens):
-        raise ValueError(f"candidates must be distinct tokens for this rule, got {tokens}")
-    residual = np.array(p, dtype=np.float64)
-    remaining = q.copy()
-    for token in tokens:
+    if len(set(candidates)) != len(candidates):
+        raise ValueError(f"candidates must be distinct tokens for this rule, got {candidates}")
+    residual = target.copy()
+    remaining = draft.copy()
+    for token in candidates:
         proposal = remaining / remaining.sum()
         if rng.random() < min(1.0, residual.item(token) / proposal.item(token)):
             return token
@@ -373,6 +374,7 @@ def distinct_candidate_step(target, draft, candidates, rng) -> int:
     return int(rng.choice(residual.size, p=normalised_for_choice(residual)))
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), k=DistinctCount())
 def distinct_candidate_law(target, draft, k) -> np.ndarray:
     """The exact output law of `distinct_candidate_step` with k candidates drawn without replacement.
 
@@ -381,11 +383,7 @@ def distinct_candidate_law(target, draft, k) -> np.ndarray:
     >>> distinct_candidate_law([0.6, 0.2, 0.2, 0.0], [0.1, 0.1, 0.1, 0.7], 2).round(12)
     array([0.6, 0.2, 0.2, 0. ])
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    k = validation.count(k, "k", minimum=1)
-    if k > np.count_nonzero(q):
-        raise ValueError(f"k must be at most the number of tokens with q(x) > 0 ({np.count_nonzero(q)}), got {k}")
-    law = np.zeros(p.size)
+    law = np.zeros(target.size)
 
     def visit(stage: int, remaining: np.ndarray, residual: np.ndarray, weight: float) -> None:
         if stage == k:
@@ -400,11 +398,5 @@ def distinct_candidate_law(target, draft, k) -> np.ndarray:
             left[token] = 0.0
             visit(stage + 1, left, following, weight * proposal[token] * (1.0 - accept))
 
-    visit(0, q.copy(), p.copy(), 1.0)
+    visit(0, draft.copy(), target.copy(), 1.0)
     return law
-
-
-def _checked(target, draft, candidates, rng):
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    tokens = check_candidates(candidates, q)
-    return p, q, tokens, validation.generator(rng)

@@ -20,46 +20,49 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation
+from ..validation import Count, Distribution, PositiveFraction, Probability, checked
 
 
+@checked(vocab=Count(2), ratio=PositiveFraction())
 def geometric_target(vocab, ratio) -> np.ndarray:
     """p(x) ∝ ratio^x for x = 0 … V−1: a few likely tokens and a tail.
 
     >>> geometric_target(3, 0.5).round(4)
     array([0.5714, 0.2857, 0.1429])
     """
-    vocab = validation.count(vocab, "vocab", minimum=2)
-    ratio = validation.probability(ratio, "ratio")
-    if ratio == 0:
-        raise ValueError("ratio must be in (0, 1], got 0.0")
     weights = ratio ** np.arange(vocab, dtype=np.float64)
     return weights / weights.sum()
 
 
+@checked(target=Distribution())
 def contrarian(target) -> np.ndarray:
     """p's probabilities handed out in reverse order of p: the likeliest token gets the least.
 
     >>> contrarian([0.6, 0.3, 0.1])
     array([0.1, 0.3, 0.6])
     """
-    p = validation.distribution(target, "target")
-    order = np.argsort(-p, kind="stable")
-    reversed_mass = np.empty_like(p)
-    reversed_mass[order] = p[order[::-1]]
+    order = np.argsort(-target, kind="stable")
+    reversed_mass = np.empty_like(target)
+    reversed_mass[order] = target[order[::-1]]
     return reversed_mass
 
 
+@checked(target=Distribution())
 def lowest_acceptance(target) -> float:
     """The smallest α `draft_with_acceptance` can reach for this target: 1 − TV(p, contrarian(p)).
 
     >>> round(lowest_acceptance([0.6, 0.3, 0.1]), 3)
     0.5
     """
-    p = validation.distribution(target, "target")
-    return float(1.0 - 0.5 * np.abs(p - contrarian(p)).sum())
+    return 1.0 - _contrarian_distance(target)
 
 
+def _contrarian_distance(p: np.ndarray) -> float:
+    """TV(p, contrarian(p))."""
+    return 0.5 * float(np.abs(p - contrarian.__wrapped__(p)).sum())
+
+
+@checked(target=Distribution(), alpha=Probability())
 def draft_with_acceptance(target, alpha) -> np.ndarray:
     """A draft q with Σ min(p, q) = α exactly: q = (1 − t)·p + t·contrarian(p).
 
@@ -68,11 +71,9 @@ def draft_with_acceptance(target, alpha) -> np.ndarray:
     >>> draft_with_acceptance([0.6, 0.3, 0.1], 1.0)
     array([0.6, 0.3, 0.1])
     """
-    p = validation.distribution(target, "target")
-    alpha = validation.probability(alpha, "alpha")
-    s = contrarian(p)
-    distance = 0.5 * float(np.abs(p - s).sum())
-    if alpha < 1.0 - distance - 1e-12:
+    p, s = target, contrarian.__wrapped__(target)
+    distance = _contrarian_distance(p)
+    if alpha < 1.0 - distance - 1e-12:  # a bound that depends on the target, checked before anything else
         raise ValueError(
             f"alpha must be at least {1.0 - distance:.4f} for this target (the draft then is the "
             f"target in reverse order), got {alpha!r}"
@@ -83,6 +84,7 @@ def draft_with_acceptance(target, alpha) -> np.ndarray:
     return (1.0 - t) * p + t * s
 
 
+@checked(target=Distribution(), alpha=Probability(), favourite=Count(0, lambda arguments: arguments["target"].size - 1))
 def confident_draft(target, alpha, favourite) -> np.ndarray:
     """A draft that over-trusts one token: q = (1 − t)·p + t·δ_favourite, with Σ min(p, q) = α.
 
@@ -93,9 +95,7 @@ def confident_draft(target, alpha, favourite) -> np.ndarray:
     >>> confident_draft([0.5, 0.3, 0.2], 0.8, 1).round(3)
     array([0.357, 0.5  , 0.143])
     """
-    p = validation.distribution(target, "target")
-    alpha = validation.probability(alpha, "alpha")
-    favourite = validation.count(favourite, "favourite", 0, p.size - 1)
+    p = target
     if alpha < p[favourite] - 1e-12:
         raise ValueError(
             f"alpha must be at least p(favourite) = {p[favourite]:.4f} (the draft then always proposes "

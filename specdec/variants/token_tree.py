@@ -14,7 +14,7 @@ A tree of depth D and branching b holds b + b² + … + b^D draft tokens, but a 
 D + 1 tokens. Depth 3 with branching 2 holds 14 draft tokens, like a chain of γ = 14 that can emit
 up to 15.
 
-Order of random draws in `verify_tree`: walking down from the root, one ``rng.random()`` per tried
+Order of random draws in `trace_tree`: walking down from the root, one ``rng.random()`` per tried
 child (in node order), then one ``rng.choice(V, p=...)`` from the residual or, at a leaf, from the
 leaf's target row. `sample_stationary_tree` draws the node tokens first, one
 ``rng.choice(V, p=q)`` per node in node order.
@@ -29,7 +29,7 @@ independent draws); real engines merge such duplicates.
 >>> parents
 [0, 0, 1, 1, 2, 2]
 >>> p, q = [0.5, 0.5], [0.5, 0.5]
->>> verify_tree(parents, [0, 1, 1, 0, 0, 0], [p] * 7, [q] * 7, np.random.default_rng(0))
+>>> trace_tree(parents, [0, 1, 1, 0, 0, 0], [p] * 7, [q] * 7, np.random.default_rng(0)).tokens
 [0, 1, 0]
 """
 
@@ -42,17 +42,62 @@ import numpy as np
 
 from .. import validation
 from ..core import expected_tokens, normalised_for_choice
-from .multi_candidate import acceptance_by_k, sample_multi_candidate, verify_candidates
+from ..validation import Constraint, Count, Distribution, Generator, checked
+from .multi_candidate import multi_candidate_law, sample_multi_candidate, verify_candidates
 
 
+class TokenTree(Constraint):
+    """`parents`, `tokens`, `target_rows` and `draft_rows` of one token tree, checked together.
+
+    parents[i − 1] is the parent of node i, numbered below it; tokens[i − 1] is node i's token, with
+    probability > 0 in its parent's draft row; both row arrays have one row per node plus the root's.
+    Declared by position: ``@checked(TokenTree(), rng=Generator())``.
+    """
+
+    def update(self, arguments):
+        parent_list = _int_list(arguments["parents"], "parents")
+        token_list = _int_list(arguments["tokens"], "tokens")
+        if len(token_list) != len(parent_list):
+            raise ValueError(f"tokens must hold one token per node: {len(parent_list)} parents, {len(token_list)} tokens")
+        target = validation.distribution_rows(arguments["target_rows"], "target_rows")
+        draft = validation.distribution_rows(arguments["draft_rows"], "draft_rows")
+        nodes = len(parent_list) + 1
+        for name, rows in (("target_rows", target), ("draft_rows", draft)):
+            if rows.shape[0] != nodes:
+                raise ValueError(f"{name} must have one row per node and one for the root ({nodes}), got {rows.shape[0]}")
+        validation.same_vocabulary(target, "target_rows", draft, "draft_rows")
+        for node, parent in enumerate(parent_list, start=1):
+            if not 0 <= parent < node:
+                raise ValueError(f"parents[{node - 1}] = {parent}: the parent of node {node} must be in 0 … {node - 1}")
+            token = token_list[node - 1]
+            if not 0 <= token < target.shape[1]:
+                raise ValueError(f"tokens[{node - 1}] = {token} is out of range 0 … {target.shape[1] - 1}")
+            if not draft[parent, token] > 0:
+                raise ValueError(
+                    f"tokens[{node - 1}] = {token} has probability 0 under draft_rows[{parent}], the row it was "
+                    f"drawn from (expected q(x) > 0)"
+                )
+        arguments.update(parents=parent_list, tokens=token_list, target_rows=target, draft_rows=draft)
+
+
+def _int_list(value, name: str) -> list[int]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"{name} must be a 1-D sequence of ints, got {type(value).__name__}")
+    items = value.tolist() if isinstance(value, np.ndarray) else list(value)
+    for index, item in enumerate(items):
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
+            raise TypeError(f"{name}[{index}] must be an int, got {item!r} of type {type(item).__name__}")
+        items[index] = int(item)
+    return items
+
+
+@checked(depth=Count(1), branching=Count(1))
 def full_tree_parents(depth, branching) -> list[int]:
     """Parent of each node 1 … N of a full tree, numbered level by level; node 0 is the root.
 
     >>> full_tree_parents(1, 3)
     [0, 0, 0]
     """
-    depth = validation.count(depth, "depth", minimum=1)
-    branching = validation.count(branching, "branching", minimum=1)
     parents: list[int] = []
     level = [0]
     next_node = 1
@@ -87,13 +132,14 @@ class TreeTrace:
     path: tuple[int, ...]
     """The accepted nodes, root excluded, from top to bottom."""
     tokens: list[int]
-    """The emitted tokens: identical to `verify_tree`'s output for the same RNG state."""
+    """The emitted tokens."""
     origins: list[str]
     """"accepted" for each accepted node, then "resampled" or "bonus"."""
 
 
-def verify_tree(parents, tokens, target_rows, draft_rows, rng) -> list[int]:
-    """Verify a token tree from the root down and return the tokens the step emits.
+@checked(TokenTree(), rng=Generator())
+def trace_tree(parents, tokens, target_rows, draft_rows, rng) -> TreeTrace:
+    """Verify a token tree from the root down, recording every decision; ``.tokens`` is what the step emits.
 
     Parameters
     ----------
@@ -107,23 +153,7 @@ def verify_tree(parents, tokens, target_rows, draft_rows, rng) -> list[int]:
         children of node i were drawn from draft row i.
     rng : numpy.random.Generator
 
-    Returns
-    -------
-    list of int
-        Between 1 and depth + 1 tokens; the inputs are not modified.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rows = [[0.9, 0.1]] * 3
-    >>> verify_tree([0, 0], [1, 0], rows, rows, np.random.default_rng(0))
-    [1, 0]
-    """
-    return _walk(*_checked_tree(parents, tokens, target_rows, draft_rows, rng)).tokens
-
-
-def trace_tree(parents, tokens, target_rows, draft_rows, rng) -> TreeTrace:
-    """`verify_tree` with every decision recorded: same arguments, same draws, same tokens.
+    The step emits between 1 and depth + 1 tokens; the inputs are not modified.
 
     Examples
     --------
@@ -133,7 +163,10 @@ def trace_tree(parents, tokens, target_rows, draft_rows, rng) -> TreeTrace:
     >>> trace.path, trace.origins
     ((1,), ['accepted', 'bonus'])
     """
-    return _walk(*_checked_tree(parents, tokens, target_rows, draft_rows, rng))
+    children: list[list[int]] = [[] for _ in range(len(parents) + 1)]
+    for node, parent in enumerate(parents, start=1):
+        children[parent].append(node)
+    return _walk(children, tokens, target_rows, draft_rows, rng)
 
 
 def _walk(children, node_tokens, target, draft, rng) -> TreeTrace:
@@ -162,48 +195,9 @@ def _walk(children, node_tokens, target, draft, rng) -> TreeTrace:
     return TreeTrace(tuple(visits), tuple(path), output, origins)
 
 
-def _checked_tree(parents, tokens, target_rows, draft_rows, rng):
-    parent_list = _int_list(parents, "parents")
-    token_list = _int_list(tokens, "tokens")
-    if len(token_list) != len(parent_list):
-        raise ValueError(f"tokens must hold one token per node: {len(parent_list)} parents, {len(token_list)} tokens")
-    target = validation.distribution_rows(target_rows, "target_rows")
-    draft = validation.distribution_rows(draft_rows, "draft_rows")
-    nodes = len(parent_list) + 1
-    for name, rows in (("target_rows", target), ("draft_rows", draft)):
-        if rows.shape[0] != nodes:
-            raise ValueError(f"{name} must have one row per node and one for the root ({nodes}), got {rows.shape[0]}")
-    validation.same_vocabulary(target, "target_rows", draft, "draft_rows")
-    children: list[list[int]] = [[] for _ in range(nodes)]
-    for node, parent in enumerate(parent_list, start=1):
-        if not 0 <= parent < node:
-            raise ValueError(f"parents[{node - 1}] = {parent}: the parent of node {node} must be in 0 … {node - 1}")
-        token = token_list[node - 1]
-        if not 0 <= token < target.shape[1]:
-            raise ValueError(f"tokens[{node - 1}] = {token} is out of range 0 … {target.shape[1] - 1}")
-        if not draft[parent, token] > 0:
-            raise ValueError(
-                f"tokens[{node - 1}] = {token} has probability 0 under draft_rows[{parent}], the row it was "
-                f"drawn from (expected q(x) > 0)"
-            )
-        children[parent].append(node)
-    return children, token_list, target, draft, validation.generator(rng)
-
-
-def _int_list(value, name: str) -> list[int]:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise TypeError(f"{name} must be a 1-D sequence of ints, got {type(value).__name__}")
-    items = value.tolist() if isinstance(value, np.ndarray) else list(value)
-    for index, item in enumerate(items):
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
-            raise TypeError(f"{name}[{index}] must be an int, got {item!r} of type {type(item).__name__}")
-        items[index] = int(item)
-    return items
-
-
 @dataclass(frozen=True)
 class StationaryTree:
-    """A sampled token tree on stationary rows, ready for `verify_tree`."""
+    """A sampled token tree on stationary rows, ready for `trace_tree`."""
 
     parents: list[int]
     tokens: list[int]
@@ -211,6 +205,7 @@ class StationaryTree:
     draft_rows: np.ndarray
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), depth=Count(1), branching=Count(1), rng=Generator())
 def sample_stationary_tree(target, draft, depth, branching, rng) -> StationaryTree:
     """A full tree whose every context has the same p and q; node tokens drawn from q in node order.
 
@@ -221,15 +216,14 @@ def sample_stationary_tree(target, draft, depth, branching, rng) -> StationaryTr
     >>> len(tree.tokens), tree.target_rows.shape
     (6, (7, 2))
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    parents = full_tree_parents(depth, branching)
-    rng = validation.generator(rng)
-    row = normalised_for_choice(q)
-    tokens = [int(rng.choice(q.size, p=row)) for _ in parents]
+    parents = full_tree_parents.__wrapped__(depth, branching)
+    row = normalised_for_choice(draft)
+    tokens = [int(rng.choice(draft.size, p=row)) for _ in parents]
     nodes = len(parents) + 1
-    return StationaryTree(parents, tokens, np.tile(p, (nodes, 1)), np.tile(q, (nodes, 1)))
+    return StationaryTree(parents, tokens, np.tile(target, (nodes, 1)), np.tile(draft, (nodes, 1)))
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), depth=Count(1), branching=Count(1))
 def tree_expected_tokens(target, draft, depth, branching) -> float:
     """Expected tokens per target pass of a full tree on stationary rows: Σ_{d=0}^{D} β^d.
 
@@ -241,19 +235,18 @@ def tree_expected_tokens(target, draft, depth, branching) -> float:
     >>> round(tree_expected_tokens([0.5, 0.3, 0.2, 0.0], [0.25] * 4, 3, 2), 4)
     3.0671
     """
-    depth = validation.count(depth, "depth", minimum=1)
-    beta = float(acceptance_by_k(target, draft, branching)[-1])
-    return expected_tokens(min(beta, 1.0), depth)
+    beta = float(multi_candidate_law.__wrapped__(target, draft, branching).any_accepted)
+    return expected_tokens.__wrapped__(min(beta, 1.0), depth)
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), gamma=Count())
 def chain_expected_tokens(target, draft, gamma) -> float:
     """Expected tokens per target pass of a chain of γ draft tokens on stationary rows.
 
     >>> round(chain_expected_tokens([0.5, 0.3, 0.2, 0.0], [0.25] * 4, 14), 4)
     3.3175
     """
-    p, q = validation.distribution_pair(target, draft, "target", "draft")
-    return expected_tokens(min(1.0, float(np.minimum(p, q).sum())), gamma)
+    return expected_tokens.__wrapped__(min(1.0, float(np.minimum(target, draft).sum())), gamma)
 
 
 def tree_draft_tokens(depth, branching) -> int:
@@ -265,12 +258,14 @@ def tree_draft_tokens(depth, branching) -> int:
     return len(full_tree_parents(depth, branching))
 
 
+@checked(target=Distribution(), draft=Distribution(like="target"), depth=Count(1), branching=Count(1), n=Count(),
+         rng=Generator())
 def sample_tree_tokens_per_pass(target, draft, depth, branching, n, rng) -> np.ndarray:
     """Tokens emitted by n tree steps on stationary rows, vectorised.
 
     On stationary rows the walk is a run of independent multi-candidate steps, one per level, that
     stops at the first level where every child is rejected; this samples those levels with
-    `sample_multi_candidate` instead of calling `verify_tree` n times (same law; the tests compare
+    `sample_multi_candidate` instead of calling `trace_tree` n times (same law; the tests compare
     the two).
 
     Examples
@@ -281,9 +276,7 @@ def sample_tree_tokens_per_pass(target, draft, depth, branching, n, rng) -> np.n
     >>> round(float(counts.mean()), 2)
     3.07
     """
-    depth = validation.count(depth, "depth", minimum=1)
-    n = validation.count(n, "n")
-    _, outcomes = sample_multi_candidate(target, draft, branching, n * depth, rng)
+    _, outcomes = sample_multi_candidate.__wrapped__(target, draft, branching, n * depth, rng)
     passed = (outcomes < branching).reshape(n, depth)
     levels = np.cumprod(passed, axis=1).sum(axis=1)
     return levels + 1
