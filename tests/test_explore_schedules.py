@@ -1,8 +1,11 @@
 """The adaptive-γ explorer of notebook 08, driven headless: every control, against the runs it prices."""
 
+import itertools
+
 import numpy as np
 import pytest
 
+from specdec.explore.frame import presentation
 from specdec.explore.schedules import ScheduleFigure, SchedulesExplorer, schedule_runs
 from specdec.text import NGramModel
 from specdec.theory import optimal_gamma, speedup
@@ -69,3 +72,44 @@ def test_every_legend_entry_takes_its_role_from_the_palette():
     picture.update([3, 2, 1], [3, 0, 1], [1.4, 1.5], [1.45], 1, "heuristic")
     found = {check_entry(handle, label) for handle, label in legend_entries(picture.figure)}
     assert {role.label for role in found if role is not None} == {"accepted"}
+
+
+def text_boxes(figure):
+    """The window extent of every text drawn on `figure`: titles, axis labels, tick labels inside the
+    axis limits, texts, and each legend as one box."""
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    found = list(figure.legends)
+    for axes in figure.axes:
+        for axis, limits in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
+            low, high = sorted(limits)
+            found += [tick.label1 for tick in axis.get_major_ticks()
+                      if tick.label1.get_visible() and tick.label1.get_text() and low <= tick.get_loc() <= high]
+            found += [axis.label] if axis.label.get_text() else []
+        found += [text for text in (axes.title, *axes.texts) if text.get_visible() and text.get_text().strip()]
+        found += [axes.get_legend()] if axes.get_legend() else []
+    return [(artist, artist.get_window_extent(renderer)) for artist in found]
+
+
+def assert_no_text_overlaps_or_is_cut(figure, slack=0.5):
+    boxes = text_boxes(figure)
+    for artist, box in boxes:
+        assert box.x0 >= -slack and box.y0 >= -slack and box.x1 <= figure.bbox.width + slack \
+            and box.y1 <= figure.bbox.height + slack, f"{artist} is cut off"
+    for (first, one), (second, other) in itertools.combinations(boxes, 2):
+        overlap = min(one.x1, other.x1) - max(one.x0, other.x0), min(one.y1, other.y1) - max(one.y0, other.y0)
+        assert min(overlap) <= slack, f"{first} overlaps {second}"
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+def test_no_label_of_the_schedules_figure_overlaps_another_or_is_cut(comparison, presenting):
+    presentation(presenting)
+    try:
+        explorer = SchedulesExplorer(comparison)
+    finally:
+        presentation(False)
+    for c in (1, 20, 100):
+        for name in explorer.controls["schedule"].options:
+            with explorer.batch():
+                explorer.controls["c"].value, explorer.controls["schedule"].value = c, name
+            assert_no_text_overlaps_or_is_cut(explorer.figure)

@@ -1,17 +1,12 @@
 """Speculative decoding on real text (notebook 07): n-gram models, coloured by where each character came from.
 
-A draft n-gram model proposes, a higher-order target verifies with `specdec.core`, and the generated
-text is shown coloured by origin (`coloured_text_html`). Left panel: α of each draft order against the
-chosen target, averaged over `CONTEXT_COUNT` contexts of the corpus. Right panels, each on a fixed
-axis: characters per target call and the speedup at cost ratio c that the run's call counts imply,
-beside ``expected_tokens(ᾱ, γ)`` and ``speedup(ᾱ, γ, c)`` at the α averaged over the visited contexts.
-One run of a hundred-odd characters is noisy: a tick box adds the mean and range over `SEED_COUNT`
-seeds to both panels (`specdec.text.repeated_runs`), the basis of any claim about how they move with γ.
-
-The first picture comes quickly: the counts are kept on disk and shared between orders
-(`specdec.text.ngram`), and only the orders the first picture needs are counted when the explorer is
-built, with a progress line in the notebook meanwhile; another target order is counted when the
-slider first reaches it.
+A draft n-gram model proposes, a higher-order target verifies with `specdec.core`; the text is shown
+coloured by origin (`coloured_text_html`). Left: α of each draft order against the target, averaged
+over `CONTEXT_COUNT` contexts of the corpus. Right, on fixed axes: characters per target call and the
+speedup at c that the run's call counts imply, beside ``expected_tokens(ᾱ, γ)`` and ``speedup(ᾱ, γ, c)``
+at the α averaged over the visited contexts, and (tick box) the mean and range over `SEED_COUNT` seeds:
+one short run is noisy. Counts are kept on disk and shared between orders (`specdec.text.ngram`); only
+the orders of the first picture are counted when the explorer is built, with a progress line meanwhile.
 """
 
 from __future__ import annotations
@@ -166,16 +161,14 @@ class RealTextFigure:
                        self.break_even]
             labels = [*([handle.get_label() for handle in alpha_handles] if stacked else []), "this run",
                       "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
-                      "γ + 1: every draft accepted",
-                      "1×: plain decoding"]
+                      "γ + 1: every draft accepted", "1×: plain decoding"]
             self.figure.legend(handles=handles, labels=labels, loc="outside lower center" if stacked
                                else "outside lower right", ncols=2)
         self.fast = FastRedraw(
             self.figure,
             changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens_bars,
-                      *self.tokens_values,
-                      self.ceiling, *self.tokens_spread, *self.speed_bars, *self.speed_values, self.break_even,
-                      *self.speed_spread, self.tokens_title, self.speed_title],
+                      *self.tokens_values, self.ceiling, *self.tokens_spread, *self.speed_bars, *self.speed_values,
+                      self.break_even, *self.speed_spread, self.tokens_title, self.speed_title],
             occasional=[self.alpha_title])  # redrawn only when the target order changes
 
     @staticmethod
@@ -237,7 +230,7 @@ class RealTextFigure:
 
 
 def long_enough(value, name, _arguments=None):
-    """A declared check: None (the standard library's docstrings) or a str of 2 · `CONTEXT_COUNT` characters or more."""
+    """A declared check: None (the standard library's docstrings) or a str of 2 · `CONTEXT_COUNT` characters."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -429,11 +422,9 @@ class TextExplorer(Explorer):
 
 
 def progress_display(title: str):
-    """A line in the notebook saying what is being done, shown only once something is reported.
+    """A line in the notebook saying what is being done, shown once something is reported (never outside one).
 
-    Returns a function ``report(message)`` with a method ``report.done()`` that empties the line (an
-    empty output stays behind, in HTML and in plain text). Outside a notebook (a script, a test)
-    nothing is shown.
+    Returns ``report(message)``; ``report.done()`` empties the line.
     """
     handle = {}
 
@@ -442,7 +433,7 @@ def progress_display(title: str):
         bundle = {"text/plain": text, "text/html": f"<p style='color:#595959'><i>{html.escape(text)}</i></p>"}
         if "display" in handle:
             handle["display"].update(bundle, raw=True)
-        elif _notebook_shell() is not None:
+        elif _in_a_notebook():
             from IPython.display import display
 
             handle["display"] = display(bundle, raw=True, display_id=True)
@@ -455,10 +446,9 @@ def progress_display(title: str):
     return report
 
 
-def _notebook_shell():
+def _in_a_notebook() -> bool:
     try:
         from IPython import get_ipython
     except ImportError:
-        return None
-    shell = get_ipython()
-    return shell if shell is not None and hasattr(shell, "kernel") else None
+        return False
+    return hasattr(get_ipython(), "kernel")
