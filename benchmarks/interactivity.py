@@ -23,21 +23,6 @@ import time
 
 import numpy as np
 
-#: Every explorer of the series, by its name in `specdec.widgets`.
-EXPLORERS = (
-    "one_token_explorer",
-    "verify_step_explorer",
-    "speedup_explorer",
-    "timeline_explorer",
-    "divergence_explorer",
-    "temperature_explorer",
-    "derivation_explorer",
-    "monte_carlo_explorer",
-    "text_explorer",
-    "candidates_explorer",
-    "lossy_explorer",
-    "schedules_explorer",
-)
 
 #: Goals on the project's 2-core machine, in milliseconds.
 GOAL_MEDIAN_MS = 50.0
@@ -55,10 +40,10 @@ SLIDER_STOPS = (0.5, 0.75, 1.0, 0.9, 0.25, 0.0, 0.1, 0.6, 0.4, 0.8, 0.3, 0.7)
 
 
 def load_explorers(names=None) -> dict:
-    """The explorer functions to time, by name: all of them, or those in `names`."""
-    from specdec import widgets
+    """The explorer classes to time, by class name: every one `specdec.explore` discovers, or those in `names`."""
+    from specdec.explore import EXPLORERS
 
-    return {name: getattr(widgets, name) for name in EXPLORERS if not names or name in names}
+    return {name: explorer for name, explorer in EXPLORERS.items() if not names or name in names}
 
 
 def changes_for(control, count: int) -> list:
@@ -179,7 +164,7 @@ def main(argv=None) -> int:
         description="Time every control of every explorer, from the change to the rendered view.",
     )
     parser.add_argument("--changes", type=int, default=8, help="changes per control (default: 8)")
-    parser.add_argument("--explorer", action="append", choices=sorted(EXPLORERS),
+    parser.add_argument("--explorer", action="append", choices=sorted(load_explorers()),
                         help="time only this explorer (repeatable; default: all)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the untimed clicks that precede each timed button click (default: 0)")

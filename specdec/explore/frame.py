@@ -389,7 +389,10 @@ class Explorer(widgets.VBox):
     def on_change(self, name: str, method) -> None:
         """Call `method()` (instead of only redrawing) when control `name` changes, then redraw once."""
         control = self.controls[name]
-        control.unobserve(self.refresh, names="value")
+        try:
+            control.unobserve(self.refresh, names="value")
+        except ValueError:  # it was not observed
+            pass
         control.observe(lambda _change: self._run(method), names="value")
 
     def _run(self, method) -> None:
@@ -416,7 +419,11 @@ class Explorer(widgets.VBox):
         """Redraw the picture and the readout from the controls (deferred inside a `batch`)."""
         if self._batch_depth:
             return
-        shown = self.compute()
+        self._batch_depth += 1  # controls that compute sets (a mirror slider, a label) draw nothing more
+        try:
+            shown = self.compute()
+        finally:
+            self._batch_depth -= 1
         readout = self.describe(shown)
         shown["readout"] = readout
         self.readout.value = readout.html()
@@ -437,10 +444,16 @@ class Explorer(widgets.VBox):
         return "\n".join([self.title, *self.shown["readout"].plain()])
 
     def _repr_mimebundle_(self, **kwargs):
-        """The live view, plus the current picture (``image/png``) and `summary` (``text/plain``)."""
+        """The live view, plus the static view: the current picture (``image/png``), `summary`
+        (``text/plain``) and both as HTML (``text/html``: the picture with its text alternative, then
+        the readout), which nbconvert's exports and JupyterLab opening an unrun notebook show."""
         data = super()._repr_mimebundle_(**kwargs) or {}
+        png = base64.b64encode(self.image.value).decode("ascii")
         data["text/plain"] = self.summary()
-        data["image/png"] = base64.b64encode(self.image.value).decode("ascii")
+        data["image/png"] = png
+        data["text/html"] = (f"<div class='specdec-static'><p><b>{escape(self.title)}</b></p>"
+                             f"<img src='data:image/png;base64,{png}' alt='{escape(self.image.tooltip)}' "
+                             f"style='max-width: 100%'>{self.shown['readout'].html()}</div>")
         return data
 
 

@@ -1,0 +1,345 @@
+"""One token: edit p and q by hand and watch α, the overlap and the residual respond.
+
+A slider per token sets a raw weight for p and for q; each row is divided by its sum before any
+number is computed, so weights need not add up to 1. Every number comes from the core: α from
+`acceptance_rate`, the residual from `residual_distribution`, TV and KL from `specdec.theory`, the
+expected tokens from `expected_tokens`. A row whose weights are all 0 has no distribution: rather
+than invent one, the explorer draws it at zero and says that it needs some mass.
+
+Presets fill the visible sliders: "the worked example" (p = (0.5, 0.3, 0.2, 0), q uniform over
+V = 4, α = 0.7); "identical" (q takes p's weights, α = 1); "disjoint" (p on the first half of the
+tokens, q on the rest, α = 0); "random": ``p, q = rows[0], draft[0]`` with ``rows, draft =
+random_rows(1, V, closeness, numpy.random.default_rng(seed))``, rounded to the sliders' step of 0.01.
+Moving the closeness or seed slider applies it again.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from ipywidgets.widgets.widget_string import HTMLStyle
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
+
+from .. import palette, validation
+from ..core import acceptance_rate, expected_tokens, residual_distribution
+from ..limits import GAMMA_SLIDER_MAX, ONE_TOKEN_VOCAB_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MIN
+from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
+from ..theory import kl_divergence, tv_distance
+from ..validation import Count, Probability, checked
+from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top,
+                    role_style, styled, table)
+
+#: Resolution of the weight sliders; presets round to it so a slider shows exactly its weight.
+WEIGHT_STEP = 0.01
+#: The weight of p and of q that a token starts with when a larger V first brings it in.
+NEW_TOKEN_WEIGHT = 0.1
+
+_ROW_WIDTH, _ROW_OFFSET = 0.27, 0.29  # three bars per token above: p, min(p, q), q
+_BAR_WIDTH, _OFFSET = 0.38, 0.2  # two below: max(0, p − q), r
+
+
+class OneTokenFigure:
+    """p, q and their overlap min(p, q) (whose area is α) above; max(0, p − q) and the residual r below.
+
+    All bars for up to `max_vocab` tokens exist from the start; a smaller vocabulary hides the rest.
+
+    Examples
+    --------
+    >>> picture = OneTokenFigure(max_vocab=4)
+    >>> picture.update([0.5, 0.3, 0.2, 0.0], [0.25] * 4, [5 / 6, 1 / 6, 0, 0], list("ABCD"), 0.7)
+    >>> [round(float(bar.get_height()), 2) for bar in picture.overlap_bars]
+    [0.25, 0.25, 0.2, 0.0]
+    """
+
+    def __init__(self, max_vocab: int = ONE_TOKEN_VOCAB_SLIDER_MAX, width: float = 7.4, height: float = 5.0):
+        self.max_vocab = max_vocab
+        positions, zeros = np.arange(max_vocab), np.zeros(max_vocab)
+        roles = palette.ROLES
+        with styled():
+            self.figure = new_figure(width, height)
+            self.rows_axes, self.residual_axes = rows, residual = self.figure.subplots(
+                2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+            self.target_bars = rows.bar(positions - _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("target"),
+                                        label=roles["target"].label, zorder=2)
+            self.overlap_bars = rows.bar(positions, zeros, _ROW_WIDTH, **role_style("accepted"), edgecolor="white",
+                                         label=roles["accepted"].labelled("overlap\nmin(p, q),\nsums to α"), zorder=2)
+            self.draft_bars = rows.bar(positions + _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("draft"),
+                                       edgecolor="white", label=roles["draft"].label, zorder=2)
+            self.excess_bars = residual.bar(positions - _OFFSET, zeros, _BAR_WIDTH, **role_style("resampled"),
+                                            edgecolor="white", label=roles["resampled"].labelled("\nmax(0, p − q)"),
+                                            zorder=2)
+            self.residual_bars = residual.bar(positions + _OFFSET, zeros, _BAR_WIDTH,
+                                              **{**role_style("resampled"), "facecolor": "white"},
+                                              edgecolor=palette.RESAMPLED, linewidth=1.2,
+                                              label=roles["resampled"].labelled("\nresidual r\n(normalised)"), zorder=2)
+            residual.set_xlabel("token")
+            note_style = {"ha": "center", "va": "center", "fontsize": 11, "zorder": 5,
+                          "bbox": {"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9}}
+            titles, notes = [], []
+            short = compact()  # the compact layout's smaller figure: titles that clear the right-hand ones
+            for axes, title in ((rows, "p, q, min(p, q)" if short else "p, q and overlap min(p, q)"),
+                                (residual, "max(0, p − q), r" if short else "max(0, p − q) and residual r")):
+                axes.set_ylabel("probability")
+                axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+                axes.set_title(title, loc="left", y=1.0)
+                titles.append(axes.set_title(" ", loc="right", y=1.0))
+                notes.append(axes.text(0.5, 0.6, "", transform=axes.transAxes, **note_style))
+                axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25, zorder=0)
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+                axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # one width: the frozen layout fits
+            (self.rows_title, self.residual_title), (self.rows_note, self.residual_note) = titles, notes
+        self._shown_vocab = self._limits = None
+        self.fast = FastRedraw(self.figure, changing=[
+            *self._all_bars(), *titles, *notes, *rows.spines.values(), *residual.spines.values()],
+            occasional=[rows.xaxis, rows.yaxis, residual.xaxis, residual.yaxis])
+
+    def _all_bars(self) -> list:
+        return [*self.target_bars, *self.overlap_bars, *self.draft_bars, *self.excess_bars, *self.residual_bars]
+
+    def update(self, target, draft, residual, labels, alpha, note: str = "") -> None:
+        """Show normalised rows p and q (None for a row without mass, with `note` saying why), the
+        residual norm(max(0, p − q)) as the core computed it (None when it has no mass), and α."""
+        vocab = len(labels)
+        if labels != self._shown_vocab:
+            for bar in self._all_bars():
+                bar.set_visible(False)
+            self.residual_axes.set_xticks(range(vocab), labels)
+            self.residual_axes.set_xlim(-0.6, vocab - 0.4)
+            self._shown_vocab = list(labels)
+            self.fast.invalidate()
+        complete = target is not None and draft is not None
+        p = np.zeros(vocab) if target is None else np.asarray(target, dtype=float)
+        q = np.zeros(vocab) if draft is None else np.asarray(draft, dtype=float)
+        overlap = np.minimum(p, q) if complete else np.zeros(vocab)
+        excess = np.maximum(p - q, 0.0) if complete else np.zeros(vocab)
+        r = np.asarray(residual, dtype=float) if residual is not None and complete else np.zeros(vocab)
+        for bars, heights in ((self.target_bars, p), (self.draft_bars, q), (self.overlap_bars, overlap),
+                              (self.excess_bars, excess), (self.residual_bars, r)):
+            for bar, height in zip(bars, heights):
+                bar.set_height(height)
+                bar.set_visible(height > 0)  # an empty bar would still draw its edge at 0
+        self.rows_title.set_text(f"α = {'—' if alpha is None else f'{alpha:.3f}'}")
+        self.residual_title.set_text(f"1 − α = {'—' if alpha is None else f'{1 - alpha:.3f}'}")
+        residual_note = "p = q: max(0, p − q) has no mass,\nso no token is ever rejected" \
+            if complete and residual is None else ""
+        for text, message in ((self.rows_note, note), (self.residual_note, residual_note)):
+            text.set_text(message)
+            text.set_visible(bool(message))
+        limits = (nice_top(max(p.max(), q.max())), nice_top(max(excess.max(), r.max())))
+        if limits != self._limits:
+            self.rows_axes.set_ylim(0, limits[0])
+            self.residual_axes.set_ylim(0, limits[1])
+            self._limits = limits
+            self.fast.invalidate()
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only what changed since the last call."""
+        with styled():
+            return self.fast.png()
+
+
+def _weights(value, name, arguments):
+    """A declared check: 2 … 12 raw weights, each in [0, 1] (a slider's range), as a float array."""
+    weights = validation.as_float_array(value, name, 1)
+    if not VOCAB_SLIDER_MIN <= weights.size <= ONE_TOKEN_VOCAB_SLIDER_MAX:
+        raise ValueError(f"{name} must have {VOCAB_SLIDER_MIN} … {ONE_TOKEN_VOCAB_SLIDER_MAX} weights (one per token), "
+                         f"got {weights.size}")
+    outside = ~((weights >= 0) & (weights <= 1))  # NaN counts as outside
+    if outside.any():
+        index = int(np.argmax(outside))
+        raise ValueError(f"{name}[{index}] = {weights[index]!r}: each weight must be in [0, 1] (a slider's range)")
+    if "target" in arguments and name == "draft":
+        validation.same_vocabulary(arguments["target"], "target", weights, "draft")
+    return weights
+
+
+class OneTokenExplorer(Explorer):
+    """One token: sliders for p and q, their overlap α, TV, KL and the residual.
+
+    Parameters
+    ----------
+    target, draft : sequence of 2 … 12 weights in [0, 1]
+        Initial raw weights of p and q (same length V); each row is normalised before use.
+        Default: the worked example, p = (0.5, 0.3, 0.2, 0) and q uniform.
+    gamma : int in 0 … 8
+        The draft length at which the readout gives the expected tokens per step.
+    closeness : float in [0, 1]
+        Initial value of the "closeness" slider the random preset uses.
+    seed : int in 0 … 999
+        Initial value of the seed slider the random preset uses.
+
+    Attributes
+    ----------
+    controls : "vocab", "gamma", "closeness", "seed", one weight slider per token and row
+        ("p A", "q A", …, "p L", "q L") and the presets "worked example", "identical", "disjoint", "random".
+    shown : vocab, labels, gamma, target, draft (normalised rows, None without mass), missing, alpha,
+        tv, kl, excess, residual, expected_tokens, readout.
+
+    Examples
+    --------
+    >>> explorer = OneTokenExplorer()
+    >>> explorer.shown["alpha"], explorer.shown["residual"].round(3).tolist()
+    (0.7, [0.833, 0.167, 0.0, 0.0])
+    >>> explorer.controls["identical"].click()
+    >>> explorer.shown["alpha"]
+    1.0
+    """
+
+    title = "One token: the acceptance rule and the residual"
+
+    @checked(target=_weights, draft=_weights, gamma=Count(0, GAMMA_SLIDER_MAX), closeness=Probability(),
+             seed=Count(0, STEP_SEED_SLIDER_MAX))
+    def __init__(self, target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], gamma=4, closeness=0.5, seed=0):
+        narrow = compact()  # the compact layout's side column is 20em wide
+        self.labels = token_labels(ONE_TOKEN_VOCAB_SLIDER_MAX)
+        controls = {
+            "vocab": widgets.IntSlider(value=target.size, min=VOCAB_SLIDER_MIN, max=ONE_TOKEN_VOCAB_SLIDER_MAX,
+                                       description="number of tokens V", style=LABEL_STYLE),
+            "gamma": widgets.IntSlider(value=gamma, min=0, max=GAMMA_SLIDER_MAX,
+                                       description="draft length γ (for expected tokens)", style=LABEL_STYLE,
+                                       layout=widgets.Layout(width="30em")),
+            "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
+                                             description="random preset: closeness of q to p", style=LABEL_STYLE,
+                                             layout=widgets.Layout(width="32em")),
+            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="random preset: seed",
+                                      style=LABEL_STYLE, layout=widgets.Layout(width="28em")),
+        }
+        # One layout and one style shared by all 24 weight sliders (and their labels): the notebook
+        # stores each widget model once, so sharing keeps the saved notebook small.
+        slider_layout = widgets.Layout(width="14em" if narrow else "17em")
+        slider_style = widgets.SliderStyle(description_width="initial")
+        label_layout, label_style = widgets.Layout(width="4em" if narrow else "5em"), HTMLStyle()
+        self.normalised = {"p": [], "q": []}  # the normalised weight shown beside each slider
+        self.weight_lines = []  # per token and row, the slider-and-value line, hidden beyond V
+        columns = []
+        for row, role, initial in (("p", palette.ROLES["target"], target), ("q", palette.ROLES["draft"], draft)):
+            lines = [widgets.HTML(f"<b style='color:{role.colour}'>{role.label}</b>: raw weight → normalised")]
+            for index, label in enumerate(self.labels):
+                value = float(initial[index]) if index < initial.size else NEW_TOKEN_WEIGHT
+                controls[f"{row} {label}"] = widgets.FloatSlider(
+                    value=value, min=0, max=1, step=WEIGHT_STEP, readout_format=".2f", description=f"{row}({label})",
+                    style=slider_style, layout=slider_layout)
+                self.normalised[row].append(widgets.HTML(layout=label_layout, style=label_style))
+                lines.append(widgets.HBox([controls[f"{row} {label}"], self.normalised[row][-1]]))
+                self.weight_lines.append(lines[-1])
+            columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0" if narrow else "0 2em 0 0")))
+        presets = (("worked example", "the worked example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4"),
+                   ("identical", "identical (q = p)", "q takes p's weights"),
+                   ("disjoint", "disjoint support", "p and q share no token"),
+                   ("random", "random (seed, closeness)", "seeded Dirichlet rows"))
+        for name, description, tooltip in presets:
+            controls[name] = widgets.Button(description=description, tooltip=tooltip,
+                                            layout=widgets.Layout(width="auto"))
+        buttons = [name for name, _, _ in presets]
+        super().__init__(
+            controls, [["vocab", "gamma"], buttons, ["closeness", "seed"], [widgets.HBox(columns)]],
+            OneTokenFigure(max_vocab=ONE_TOKEN_VOCAB_SLIDER_MAX),
+            # Compact: the presets, the key lines, then q's sliders (the row a learner moves first), then p's.
+            compact_rows=([buttons], [[columns[1]], [columns[0]], ["vocab", "gamma"], ["closeness", "seed"]]))
+        for name, method in (("worked example", self.apply_worked_example), ("identical", self.apply_identical),
+                             ("disjoint", self.apply_disjoint), ("random", self.apply_random)):
+            self.on_click(name, method)
+        self.on_change("closeness", self.apply_random)
+        self.on_change("seed", self.apply_random)
+
+    # ---- presets ----
+
+    def set_rows(self, p_values=None, q_values=None) -> None:
+        """Set the first weight sliders of p and of q (either may be None: left as it is)."""
+        with self.batch():
+            for row, values in (("p", p_values), ("q", q_values)):
+                for label, value in zip(self.labels, [] if values is None else values):
+                    self.controls[f"{row} {label}"].value = float(value)
+
+    def apply_worked_example(self) -> None:
+        self.controls["vocab"].value = len(SPEC_TARGET_PROBS[0])
+        self.set_rows(SPEC_TARGET_PROBS[0], SPEC_DRAFT_PROBS[0])
+
+    def apply_identical(self) -> None:
+        self.set_rows(q_values=self.raw_weights("p"))
+
+    def apply_disjoint(self) -> None:
+        vocab = self.value("vocab")
+        half = (vocab + 1) // 2
+        self.set_rows([1.0] * half + [0.0] * (vocab - half), [0.0] * half + [1.0] * (vocab - half))
+
+    def apply_random(self) -> None:
+        p_rows, q_rows = random_rows(1, self.value("vocab"), self.value("closeness"),
+                                     np.random.default_rng(self.value("seed")))
+        self.set_rows(*([round(float(value), 2) for value in rows[0]] for rows in (p_rows, q_rows)))
+
+    def raw_weights(self, row: str) -> np.ndarray:
+        """The slider values of `row` ("p" or "q") for the V tokens in play."""
+        return np.array([self.value(f"{row} {label}") for label in self.labels[: self.value("vocab")]])
+
+    # ---- the view ----
+
+    def compute(self) -> dict:
+        vocab, gamma = self.value("vocab"), self.value("gamma")
+        labels = self.labels[:vocab]
+        for index, weight_line in enumerate(self.weight_lines):
+            display = None if index % ONE_TOKEN_VOCAB_SLIDER_MAX < vocab else "none"
+            if weight_line.layout.display != display:
+                weight_line.layout.display = display
+        rows = {}
+        for row in ("p", "q"):
+            weights = self.raw_weights(row)
+            rows[row] = weights / weights.sum() if weights.sum() > 0 else None
+            for index, label in enumerate(self.normalised[row][:vocab]):
+                text = "→ —" if rows[row] is None else f"→ {rows[row][index]:.3f}"
+                if label.value != text:
+                    label.value = text
+        shown = {"vocab": vocab, "labels": labels, "gamma": gamma, "target": rows["p"], "draft": rows["q"],
+                 "missing": [row for row in ("p", "q") if rows[row] is None]}
+        if shown["missing"]:
+            names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in shown["missing"])
+            shown["note"] = f"every weight of {names} is 0: raise one of its sliders"
+            self.picture.update(rows["p"], rows["q"], None, labels, None, note=shown["note"].replace(": ", ":\n"))
+            shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
+            return shown
+        p, q = rows["p"], rows["q"]
+        shown.update(alpha=acceptance_rate(p, q), tv=tv_distance(p, q), kl=kl_divergence(p, q),
+                     excess=np.maximum(p - q, 0.0), residual=residual_distribution(p, q))
+        shown["expected_tokens"] = expected_tokens(shown["alpha"], gamma)
+        has_residual = shown["excess"].sum() > 0
+        self.picture.update(p, q, shown["residual"] if has_residual else None, labels, shown["alpha"])
+        return shown
+
+    def describe(self, shown: dict) -> Readout:
+        if shown["missing"]:
+            note = shown["note"]
+            return Readout([
+                line(bold(note[0].upper() + note[1:] + ".")),
+                line("A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 there "
+                     "is nothing to divide, so that row needs some mass before α, TV, KL or the residual mean "
+                     "anything."),
+            ])
+        alpha, tv, kl, gamma = shown["alpha"], shown["tv"], shown["kl"], shown["gamma"]
+        labels, p, q = shown["labels"], shown["target"], shown["draft"]
+        if np.isinf(kl):
+            impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]
+            kl_line = line(f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so "
+                           f"log(p/q) is infinite there. α stays finite: the draft never proposes "
+                           f"{'that token' if len(impossible) == 1 else 'those tokens'}, and the residual puts "
+                           "p's mass back.")
+        else:
+            kl_line = line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats")
+        residual = shown["residual"] if shown["excess"].sum() > 0 else np.zeros(len(labels))
+        if shown["excess"].sum() > 0:
+            residual_line = line("residual r = norm(max(0, p − q)) puts its mass on " + ", ".join(
+                f"{label} {value:.3f}" for label, value in zip(labels, residual) if value > 0))
+        else:
+            residual_line = line("p = q, so max(0, p − q) has no mass: a draft token is never rejected, and no "
+                                 "residual is needed")
+        return Readout([
+            line(bold(f"α = Σ min(p, q) = {alpha:.3f}"), key=True),
+            line(f"TV(p, q) = ½ Σ |p − q| = {tv:.3f} = 1 − α", key=True),
+            kl_line,
+            residual_line,
+            line(f"γ = {gamma}: ", bold(f"{shown['expected_tokens']:.3f}"), " tokens per step on average", key=True),
+            line(f"(if every position had this α, a step with γ = {gamma} draft tokens yields "
+                 "(1 − α^(γ+1)) / (1 − α) tokens on average)", note=True),
+            table(["token", "p", "q", "min", "r"],
+                  [[label, f"{p_x:.3f}", f"{q_x:.3f}", f"{min(p_x, q_x):.3f}", f"{r:.3f}"]
+                   for label, p_x, q_x, r in zip(labels, p, q, residual)]),
+        ])

@@ -1,0 +1,345 @@
+"""Tokens per step and speedup: α, γ and c in; P(N = k), E[N] and the speedup against γ out.
+
+Every number comes from `specdec.theory` and `specdec.core`: this module draws them and wires the
+sliders. The model is the theory module's simple one (the same α at every position, a verify pass
+costing one target pass). The notebook asks the learner to predict the best γ before moving
+anything, so the explorer opens with the speedup curve and its star hidden; the first move of any
+control shows them. Also here: the two static figures of notebook 04 (`speedup_against_draft_length`,
+`best_draft_length_against_alpha`), which only draw what `specdec.theory` computes.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from .. import palette
+from ..core import expected_tokens
+from ..limits import DEFAULT_MAX_GAMMA
+from ..theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
+                      speedup_table, token_count_distribution)
+from ..validation import Count, Probability, checked
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_patch, role_style, styled)
+
+#: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
+COST_RANGE = (1, 100)
+
+#: Tops the E[N] axis and the speedup axis may take; room above the largest value; fewest k slots.
+LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)
+HEADROOM = 0.15
+MIN_TOKEN_SLOTS = 4
+
+
+def nice_limit(value: float) -> float:
+    """The smallest of `LIMITS` at least `HEADROOM` above `value`.
+
+    >>> nice_limit(1.0), nice_limit(3.36), nice_limit(17.5)
+    (1.25, 4, 25)
+    """
+    return next((limit for limit in LIMITS if value * (1 + HEADROOM) <= limit), LIMITS[-1])
+
+
+def four_characters(value: float, _position=None) -> str:
+    """A tick label of four characters ("0.25", "4.00", "12.5"), so labels never grow into the axis label.
+
+    >>> [four_characters(v) for v in (0.25, 4, 12.5)]
+    ['0.25', '4.00', '12.5']
+    """
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+class SpeedupFigure:
+    """Three panels over γ = 0 … `max_gamma`: P(N = k) with its mean, E[N] with its ceiling γ + 1, and
+    the speedup (a linear axis) with the break-even line, the chosen γ ringed and the best γ starred.
+
+    Examples
+    --------
+    >>> picture = SpeedupFigure(max_gamma=3)
+    >>> picture.update(token_counts=[0.5, 0.5], expected=[1, 1.5, 1.75, 1.875],
+    ...                speedups=[1, 1.25, 1.2, 1.1], gamma=1, best_gamma=1)
+    >>> list(picture.best_marker.get_xdata()), [float(limit) for limit in picture.speed_axes.get_ylim()]
+    ([1], [0.0, 1.5])
+    """
+
+    def __init__(self, max_gamma: int = DEFAULT_MAX_GAMMA):
+        self.max_gamma = max_gamma
+        gammas = np.arange(max_gamma + 1)
+        gamma_range = (-0.5, max_gamma + 0.5)
+        chosen = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
+                      markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
+        with styled():
+            self.figure = new_figure(10.0, 4.8, compact_size=COMPACT_FIGURE_INCHES)
+            self.counts_axes, self.tokens_axes, self.speed_axes = panel_axes(self.figure, 3)
+            counts, tokens, speed = self.counts_axes, self.tokens_axes, self.speed_axes
+            self.bars = counts.bar(gammas + 1, np.zeros(max_gamma + 1), width=0.8, edgecolor=palette.HIGHLIGHT,
+                                   linewidth=0.6)
+            self.mean_line = counts.axvline(1.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.5, gid="mean")
+            counts.set(title="Tokens from one step", xlabel="tokens from one step, k", ylabel="P(N = k)",
+                       ylim=(0, 1.05))
+            counts.xaxis.set_major_locator(MaxNLocator(integer=True))
+            self.ceiling = tokens.plot(gammas, gammas + 1, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                                       label="γ + 1: every draft accepted")[0]
+            (self.expected_line,) = tokens.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
+                                                marker=".", label="E[N] at this α")
+            (self.tokens_marker,) = tokens.plot([0], [1], **chosen)
+            tokens.set(title="Expected tokens E[N]", xlabel="draft length γ", ylabel="E[N], tokens per step",
+                       xlim=gamma_range)
+            self.break_even = speed.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
+                                            label="1× (plain decoding)")
+            (self.speedup_line,) = speed.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT, marker=".",
+                                              label="speedup")
+            (self.speed_marker,) = speed.plot([0], [1], **chosen)
+            (self.best_marker,) = speed.plot([1], [1], linestyle="none", marker="*", markersize=15,
+                                             color=palette.HIGHLIGHT, label="best γ", gid="best-gamma")
+            # Placed clear of the curve, the star and the title at each update (`_label_place`).
+            self.best_label = speed.text(1, 1, "", ha="center", va="center")
+            self.speed_note = speed.text(0.5, 0.93, "", transform=speed.transAxes, ha="center", va="top",
+                                         bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9})
+            speed.set(title="Speedup" if compact() else "Speedup over plain decoding", xlabel="draft length γ",
+                      ylabel="speedup (×)",
+                      xlim=gamma_range)
+            for axes in (tokens, speed):
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+                axes.yaxis.set_major_formatter(FuncFormatter(four_characters))
+            # One legend under the panels: inside, the curves (whose limits follow the data) would run into it.
+            self.figure.legend(handles=[
+                role_patch("resampled", "k ≤ γ, a rejection", edgecolor=palette.HIGHLIGHT),
+                role_patch("bonus", "k = γ+1, all accepted", edgecolor=palette.HIGHLIGHT),
+                Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", label="mean E[N]"),
+                self.ceiling, self.expected_line, self.tokens_marker, self.break_even, self.speedup_line,
+                self.best_marker,
+            ], loc="outside lower center", ncols=2 if compact() else 3)
+        self._limits = None
+        self.fast = FastRedraw(self.figure, changing=[
+            *self.bars, self.mean_line, self.ceiling, self.expected_line, self.tokens_marker, self.break_even,
+            self.speedup_line, self.speed_marker, self.best_marker, self.best_label, self.speed_note],
+            occasional=[counts.xaxis, tokens.yaxis, speed.yaxis])
+
+    def update(self, token_counts, expected, speedups, gamma: int, best_gamma: int, reveal: bool = True) -> None:
+        """Show P(N = k) for k = 1 … γ+1, and E[N] and the speedup for γ = 0 … max_gamma.
+
+        The best γ is starred only if its speedup is above 1 (else a note says no γ beats plain
+        decoding); with ``reveal=False`` the speedup curve and the star are hidden, the ring shown.
+        """
+        token_counts, expected, speedups = (np.asarray(values, dtype=float)
+                                            for values in (token_counts, expected, speedups))
+        for k, bar in enumerate(self.bars, start=1):
+            bar.set_visible(k <= gamma + 1)
+            bar.set_height(token_counts[k - 1] if k <= gamma + 1 else 0.0)
+            bar.set(**role_style("bonus" if k == gamma + 1 else "resampled"))
+        mean = float(np.dot(np.arange(1, gamma + 2), token_counts))
+        self.mean_line.set_xdata([mean, mean])
+        self.expected_line.set_ydata(expected)
+        self.tokens_marker.set_data([gamma], [expected[gamma]])
+        self.speedup_line.set_ydata(speedups)
+        self.speed_marker.set_data([gamma], [speedups[gamma]])
+        best = float(speedups[best_gamma])
+        helps = best > 1
+        limits = (max(gamma + 1, MIN_TOKEN_SLOTS), nice_limit(float(expected.max())), nice_limit(float(speedups.max())))
+        self.best_marker.set_data([best_gamma], [best])
+        self.best_label.set_text(f"best γ = {best_gamma}")
+        x, y, align = self._label_place(speedups, best_gamma, limits[2])
+        self.best_label.set_position((x, y))
+        self.best_label.set_horizontalalignment(align)
+        self.speedup_line.set_visible(reveal)
+        for artist in (self.best_marker, self.best_label):
+            artist.set_visible(helps and reveal)
+        note = ("move a control\nto see the curve" if not reveal else "" if helps else
+                "no γ beats\nplain decoding" if compact() else "no γ beats plain decoding")
+        self.speed_note.set_text(note)
+        self.speed_note.set_visible(bool(note))
+        if limits != self._limits:
+            self.counts_axes.set_xlim(0.4, limits[0] + 0.6)
+            self.tokens_axes.set_ylim(0, limits[1])
+            self.speed_axes.set_ylim(0, limits[2])
+            self._limits = limits
+            self.fast.invalidate()
+
+    def _label_place(self, speedups, best_gamma: int, top: float) -> tuple:
+        """Where the best-γ label fits clear of the curve, the star and the axes' edges: (x, y, alignment).
+
+        Tried in turn: under the star (inside the hump of the curve), above it, then along the break-even
+        line's other side; the label's size in data units comes from its font size and the axes' size.
+        """
+        axes = self.speed_axes
+        box = axes.get_position()
+        width_px = box.width * self.figure.get_figwidth() * self.figure.dpi
+        height_px = box.height * self.figure.get_figheight() * self.figure.dpi
+        font_px = self.best_label.get_fontsize() * self.figure.dpi / 72
+        span = self.max_gamma + 1.0
+        half_width = 0.3 * font_px * len(self.best_label.get_text()) / width_px * span
+        half_height = 0.75 * font_px / height_px * top
+        gammas = np.arange(speedups.size)
+        best = float(speedups[best_gamma])
+        low_edge, high_edge = -0.5 + 0.2, self.max_gamma + 0.5 - 0.2
+        for y in ((1 + best) / 2, best + 3 * half_height, 0.5, 0.4 * top, 0.15 * top):
+            for align, x0 in (("center", best_gamma - half_width), ("right", best_gamma - 2 * half_width - 0.3),
+                              ("left", best_gamma + 0.3)):
+                x1 = x0 + 2 * half_width
+                if x0 < low_edge or x1 > high_edge or not half_height < y < top - 1.5 * half_height:
+                    continue
+                near = (gammas >= x0 - 0.6) & (gammas <= x1 + 0.6)
+                clear = np.abs(speedups[near] - y) > 1.6 * half_height
+                if clear.all() and abs(y - 1.0) > 1.2 * half_height:
+                    return ({"center": (x0 + x1) / 2, "right": x1, "left": x0}[align], y, align)
+        return best_gamma, 0.5 * best, "center"
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data and, when limits change, the axes."""
+        with styled():
+            return self.fast.png()
+
+
+class SpeedupExplorer(Explorer):
+    """Sliders for α, γ and c; P(N = k), expected tokens and the speedup against γ, with the best γ.
+
+    Parameters
+    ----------
+    alpha : float in [0, 1]
+        Starting acceptance rate.
+    gamma : int in 0 … 20
+        Starting draft length.
+    c : int in 1 … 100
+        Starting cost ratio: time of one target pass over time of one draft pass.
+    reveal : bool
+        Show the speedup curve and the best γ at once (default False: they appear at the first move
+        of a control, so that a prediction comes first).
+
+    Attributes
+    ----------
+    controls : "alpha", "gamma", "c".
+    shown : alpha, gamma, c, token_counts (P(N = k), k = 1 … γ+1), expected_tokens, speedup,
+        expected_curve and speedup_curve (γ = 0 … 20), best_gamma, best_speedup, revealed, readout.
+
+    Examples
+    --------
+    >>> explorer = SpeedupExplorer(alpha=0.8, c=20)
+    >>> explorer.shown["best_gamma"], explorer.shown["revealed"]
+    (8, False)
+    >>> explorer.controls["gamma"].value = 5
+    >>> explorer.shown["revealed"], round(explorer.shown["speedup"], 3)
+    (True, 2.951)
+    """
+
+    title = "Tokens per step and speedup"
+
+    @checked(alpha=Probability(), gamma=Count(0, DEFAULT_MAX_GAMMA), c=Count(*COST_RANGE))
+    def __init__(self, alpha=0.8, gamma=4, c=20, reveal=False):
+        self.revealed = bool(reveal)
+        self.opening = (alpha, gamma, c)
+        controls = {
+            "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
+                                         description="acceptance rate α", style=LABEL_STYLE),
+            "gamma": widgets.IntSlider(value=gamma, min=0, max=DEFAULT_MAX_GAMMA, description="draft length γ",
+                                       style=LABEL_STYLE),
+            "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
+                                   description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
+                                   layout=widgets.Layout(width="40em")),
+        }
+        super().__init__(controls, [["alpha", "gamma"], ["c"]], SpeedupFigure(DEFAULT_MAX_GAMMA))
+
+    def compute(self) -> dict:
+        alpha, gamma, c = self.value("alpha"), self.value("gamma"), self.value("c")
+        self.revealed = self.revealed or (alpha, gamma, c) != self.opening
+        gammas = range(DEFAULT_MAX_GAMMA + 1)
+        shown = {"alpha": alpha, "gamma": gamma, "c": c, "token_counts": token_count_distribution(alpha, gamma),
+                 "expected_curve": [expected_tokens(alpha, length) for length in gammas],
+                 "speedup_curve": [speedup(alpha, length, c) for length in gammas], "revealed": self.revealed}
+        shown["expected_tokens"], shown["speedup"] = shown["expected_curve"][gamma], shown["speedup_curve"][gamma]
+        shown["best_gamma"], shown["best_speedup"] = optimal_gamma(alpha, c, DEFAULT_MAX_GAMMA)
+        self.picture.update(shown["token_counts"], shown["expected_curve"], shown["speedup_curve"], gamma,
+                            shown["best_gamma"], reveal=self.revealed)
+        return shown
+
+    def describe(self, shown: dict) -> Readout:
+        alpha, gamma, c = shown["alpha"], shown["gamma"], shown["c"]
+        verdict = "faster" if shown["speedup"] > 1 else "not faster"
+        return Readout([
+            line(f"α = {alpha:.2f}, γ = {gamma}, c = {c} (c′ = 1/c = {1 / c:.3f})"),
+            line("Expected tokens per step E[N] = ", bold(f"{shown['expected_tokens']:.3f}"),
+                 f" (at most γ + 1 = {gamma + 1})"),
+            line(f"P(all {gamma} drafts accepted) = α^γ = {shown['token_counts'][-1]:.3f}"),
+            line(f"Cost of one step = 1 + γ/c = {1 + gamma / c:.3f} target passes"),
+            line("Speedup = E[N] / (1 + γ/c) = ", bold(f"{shown['speedup']:.2f}×"),
+                 f" ({verdict} than plain decoding)"),
+            self._best_line(shown),
+        ])
+
+    @staticmethod
+    def _best_line(shown: dict):
+        """The best γ; or that no γ beats plain decoding, and why; or, before any move, nothing yet."""
+        if not shown["revealed"]:
+            return line("Best γ: predict it, then move a control to see the curve and its star.", key=False)
+        if shown["best_speedup"] > 1:
+            return line(f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: ", bold(shown["best_gamma"]),
+                        f", speedup {shown['best_speedup']:.2f}×")
+        return line(bold(f"No γ in 1 … {DEFAULT_MAX_GAMMA} beats plain decoding here"),
+                    f": even the best, γ = {shown['best_gamma']}, gives {shown['best_speedup']:.2f}×. Some γ "
+                    f"helps only when α > 1/c = {break_even_acceptance_rate(shown['c']):.3f}; "
+                    f"here α = {shown['alpha']:.2f}.")
+
+
+# ---- the static figures of notebook 04 ------------------------------------------------------------
+
+#: One look per curve: (colour, line style, marker), reused in order; colour is never the only cue.
+CURVE_STYLES = ((palette.TARGET, "-", "o"), (palette.DRAFT, "--", "s"), (palette.ACCEPTED, "-.", "^"),
+                (palette.RESAMPLED, ":", "D"), (palette.BONUS, (0, (5, 1, 1, 1)), "v"),
+                (palette.HIGHLIGHT, (0, (1, 1)), "P"))
+
+
+def speedup_against_draft_length(alphas, c, max_gamma=15) -> Figure:
+    """speedup(α, γ, c) against γ = 1 … max_gamma, one curve per α (at most six), each peak starred.
+
+    >>> figure = speedup_against_draft_length([0.5, 0.9], c=20, max_gamma=15)
+    >>> [line.get_label() for line in figure.axes[0].get_lines() if not line.get_label().startswith("_")]
+    ['α = 0.5 (best γ = 3)', 'α = 0.9 (best γ = 13)']
+    """
+    table = speedup_table(alphas, c, max_gamma)
+    _check_curve_count(len(table))
+    gammas = np.arange(1, max_gamma + 1)
+    with styled():
+        figure = new_figure(7.5, 4.2)
+        axes = figure.subplots()
+        for (colour, style, marker), alpha, row in zip(CURVE_STYLES, alphas, table):
+            best = int(np.argmax(row))
+            axes.plot(gammas, row, color=colour, linestyle=style, marker=marker, markersize=4,
+                      label=f"α = {alpha:g} (best γ = {gammas[best]})")
+            axes.plot([gammas[best]], [row[best]], linestyle="none", marker="*", markersize=15, color=colour,
+                      markeredgecolor=palette.HIGHLIGHT)
+        axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1)
+        axes.set(title=f"Speedup against draft length at c = {c:g} (★ the best γ)", xlabel="draft length γ",
+                 ylabel="expected speedup over plain decoding", xticks=gammas[::2] if max_gamma > 10 else gammas)
+        axes.legend(loc="upper left")
+    return figure
+
+
+def best_draft_length_against_alpha(cs, alphas=None, max_gamma=40) -> Figure:
+    """The best γ (in 1 … max_gamma) against α (default 0.50, 0.51, …, 0.90), one step curve per c.
+
+    The picture of Leviathan et al. (2023), Figure 3, in this series' c (their c′ is 1/c).
+
+    >>> figure = best_draft_length_against_alpha([10, 100])
+    >>> [line.get_label() for line in figure.axes[0].get_lines()]
+    ['c = 10 (c′ = 0.1)', 'c = 100 (c′ = 0.01)']
+    """
+    alphas = np.round(np.arange(0.50, 0.901, 0.01), 2) if alphas is None else np.asarray(alphas, dtype=float)
+    _check_curve_count(len(cs))
+    with styled():
+        figure = new_figure(7.5, 4.2)
+        axes = figure.subplots()
+        for (colour, style, _marker), c in zip(CURVE_STYLES, cs):
+            axes.step(alphas, best_draft_lengths(alphas, c, max_gamma), where="mid", color=colour, linestyle=style,
+                      label=f"c = {c:g} (c′ = {1 / c:g})")
+        axes.set(title="The best draft length grows with α and with c", xlabel="acceptance rate α",
+                 ylabel="best draft length γ")
+        axes.legend(loc="upper left", title="cost ratio (c′ = 1/c)")
+    return figure
+
+
+def _check_curve_count(count: int) -> None:
+    if not 1 <= count <= len(CURVE_STYLES):
+        raise ValueError(f"give between 1 and {len(CURVE_STYLES)} curves, got {count}")

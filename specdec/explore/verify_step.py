@@ -1,0 +1,627 @@
+"""One verify step of speculative decoding, revealed one random draw at a time.
+
+The explorer decides nothing itself. `specdec.rows.seeded_step` makes and records the step from the
+seed (the recipe is written out there), and `specdec.narrate.frame_at` says what the first k draws
+reveal; the explorer only chooses k. So the tokens it shows at the end are exactly what
+`speculative_step` returns for the same seed. What is simplified: the rows are random Dirichlet draws
+rather than the outputs of two language models (see `specdec.rows`).
+
+The figure has four panels: (1) the rows pᵢ and qᵢ at the position under test, the drafted token xᵢ
+marked; (2) the test on a number line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace
+recorded it, the reject zone, and the uniform draw u; (3) the distribution the step's last token is
+drawn from: the residual rᵢ after a rejection, or the target's extra row p_γ (the bonus); (4) the
+draft proposals with their verdicts, and the output, each token coloured by where it came from.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import FormatStrFormatter, MaxNLocator
+from matplotlib.transforms import offset_copy
+
+from .. import palette
+from ..limits import GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN
+from ..narrate import draw_total, frame_at, narrate_trace, subscript
+from ..rows import seeded_step, token_labels
+from ..theory import acceptance_rates, expected_tokens_for_rates
+from ..validation import Count, OneOf, Probability, checked
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, nice_top, role_patch, role_style, styled)
+
+
+#: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
+#: The labels name no seed: the seed slider, which the learner may move, says which one is in use.
+ROW_SOURCES = {
+    "random": ("random rows from the seed", None, None),
+    "example A B": ("the worked example, drafts A B", (0, 1), 0),
+    "example D A": ("the worked example, drafts D A", (3, 0), 0),
+    "example A A": ("the worked example, drafts A A", (0, 0), 3),
+}
+
+#: Milliseconds between two draws when the Play button runs.
+PLAY_INTERVAL = 1500
+
+#: A mark after a draft proposal's label, for each verdict; the fewest positions the sequence panel shows.
+VERDICT_MARKS = {"accepted": " ✓", "rejected": " ✗", "pending": "", "discarded": ""}
+MIN_SLOTS = 4
+_TEST_LINE_TOP = 0.86  # where the threshold and u lines end; the threshold's label sits above
+
+#: The letter on an output chip: black contrasts more than white with every origin's colour.
+CHIP_TEXT_COLOUR = palette.HIGHLIGHT
+
+
+class _Bars:
+    """Many bars as one collection: one artist to draw, however large the vocabulary."""
+
+    def __init__(self, axes, offset: float, width: float, **style):
+        self.offset, self.width = offset, width
+        self.collection = PolyCollection([], zorder=2, **style)
+        axes.add_collection(self.collection, autolim=False)
+
+    def set(self, heights) -> None:
+        heights = np.asarray(heights, dtype=float)
+        keep = heights > 0
+        left = np.arange(heights.size)[keep] + self.offset - self.width / 2
+        tops, right = heights[keep], left + self.width
+        bottom = np.zeros_like(tops)
+        self.collection.set_verts(np.stack([np.stack(pair, axis=1) for pair in
+                                            ((left, bottom), (left, tops), (right, tops), (right, bottom))], axis=1))
+
+
+class VerifyStepFigure:
+    """One figure for a verify step, redrawn in place by `update` for each revealed draw.
+
+    Examples
+    --------
+    >>> from specdec import trace_step
+    >>> from specdec.rows import spec_example
+    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
+    >>> picture = VerifyStepFigure()
+    >>> picture.update(trace, frame_at(trace, 3), token_labels(4))
+    >>> [text.get_text() for text in picture.output_texts[:3]], picture.test_title.get_text()
+    (['A', 'B', 'A'], 'tests done ✓')
+    """
+
+    def __init__(self, max_gamma: int = GAMMA_SLIDER_MAX, width: float = 7.8, height: float = 6.4):
+        self.max_gamma = max_gamma
+        self.short = compact()  # the compact layout's smaller figure: shorter titles, clear of the right ones
+        with styled():
+            self.figure = new_figure(width, height, compact_size=COMPACT_FIGURE_INCHES)
+            # The compact figure is squarer: more room for the test line and the token tiles.
+            grid = self.figure.add_gridspec(4, 1, height_ratios=[2.2, 1.4, 1.8, 2.0] if self.short else [2.6, 1.0, 2.0, 1.6])
+            self.rows_axes = self.figure.add_subplot(grid[0])
+            self.test_axes = self.figure.add_subplot(grid[1])
+            self.draw_axes = self.figure.add_subplot(grid[2], sharex=self.rows_axes)
+            self.sequence_axes = self.figure.add_subplot(grid[3])
+            changing = [*self._make_rows_panel(), *self._make_test_panel(), *self._make_draw_panel(),
+                        *self._make_sequence_panel()]
+            for axes in (self.rows_axes, self.draw_axes):
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if self.short else 4, steps=[1, 2, 2.5, 5, 10]))
+                axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
+                axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25, zorder=0)
+        # The bar panels' spines change with nothing, but drawn last they stay above the bars, as in a full draw.
+        spines = [spine for axes in (self.rows_axes, self.draw_axes) for spine in axes.spines.values()]
+        self.fast = FastRedraw(self.figure, changing=changing + spines, occasional=[
+            *(axis for axes in (self.rows_axes, self.draw_axes) for axis in (axes.xaxis, axes.yaxis)),
+            self.sequence_axes.xaxis])
+        self._labels = self._sequence_gamma = self._limits = None
+        self._marked_rows = self._marked_draw = None  # (token, bar height, label) of the ▼ markers
+
+    # ---- building ----
+
+    @staticmethod
+    def _note(axes):
+        return axes.text(0.5, 0.55, "", transform=axes.transAxes, ha="center", va="center", zorder=6,
+                         bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.92})
+
+    def _token_marker(self, axes):
+        """A ▼ just above a bar and the token's name above it, offset in points so they never collide."""
+        marker = Line2D([], [], marker="v", markersize=11, color=palette.HIGHLIGHT, linestyle="none", zorder=4,
+                        clip_on=False, transform=offset_copy(axes.transData, fig=self.figure, y=7, units="points"))
+        axes.add_line(marker)
+        label = axes.annotate("", xy=(0, 0), xytext=(0, 14), textcoords="offset points", ha="center", va="bottom",
+                              zorder=5, fontweight="bold", annotation_clip=False)
+        return marker, label
+
+    @staticmethod
+    def _legend(axes, handles, left: float = 1.01):
+        axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
+
+    def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
+        """Title, y label and legend of a panel of bars; returns its right title and its note."""
+        axes.set_title(title, loc="left", y=1.0)
+        right_title = axes.set_title(" ", loc="right", y=1.0)
+        axes.set_ylabel("probability")
+        self._legend(axes, [*handles, Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none",
+                                             markersize=9, label=marker_label)])
+        return right_title, self._note(axes)
+
+    def _make_rows_panel(self) -> list:
+        axes = self.rows_axes
+        self.target_bars = _Bars(axes, -0.2, 0.38, **role_style("target"), edgecolor="none")
+        self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
+        self.drafted_marker, self.drafted_text = self._token_marker(axes)
+        self.rows_title, self.rows_note = self._bar_panel(
+            axes, "pᵢ and qᵢ" if self.short else "target pᵢ and draft qᵢ at position i",
+            [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
+        axes.tick_params(labelbottom=False)
+        return [self.target_bars.collection, self.draft_bars.collection, self.drafted_marker, self.drafted_text,
+                self.rows_title, self.rows_note]
+
+    def _make_test_panel(self) -> list:
+        axes = self.test_axes
+        zones = {name: dict(**role_style(name), edgecolor=palette.ROLES[name].colour, alpha=alpha)
+                 for name, alpha in (("accept zone", 0.35), ("reject zone", 0.2))}
+        self.accept_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["accept zone"])
+        self.reject_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["reject zone"])
+        for zone in (self.accept_zone, self.reject_zone):
+            axes.add_patch(zone)
+        self.threshold_line = Line2D([], [], color=palette.HIGHLIGHT, linewidth=2, zorder=3)
+        self.uniform_line = Line2D([], [], color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--", marker="^",
+                                   markevery=[0], markersize=10, zorder=4)
+        axes.add_line(self.threshold_line)
+        axes.add_line(self.uniform_line)
+        self.threshold_text = axes.text(0, 0.84, "", ha="center", va="bottom", zorder=5)
+        self.uniform_text = axes.text(0, 0.02, "", ha="left", va="bottom", zorder=5,
+                                      bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
+        axes.set(xlim=(0, 1), ylim=(0, 1.5), yticks=[], xlabel="uniform draw u on [0, 1)")
+        axes.set_title("the test on u" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
+                       loc="left", y=1.0)
+        self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
+        self.test_note = self._note(axes)
+        self._legend(axes, [role_patch("accept zone", **zones["accept zone"]),
+                            role_patch("reject zone", **zones["reject zone"]),
+                            Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", marker="^", label="u")],
+                     left=1.045)  # clear of the "1.0" tick label, which reaches past the axes' right edge
+        return [self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line, self.threshold_text,
+                self.uniform_text, self.test_title, self.test_note]
+
+    def _make_draw_panel(self) -> list:
+        axes = self.draw_axes
+        self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
+        self.drawn_marker, self.drawn_text = self._token_marker(axes)
+        self.draw_title, self.draw_note = self._bar_panel(
+            axes, "last token drawn from" if self.short else "where the step's last token is drawn from",
+            [role_patch("resampled", "from the\nresidual rᵢ"), role_patch("bonus", "from the\nlast row pᵧ")],
+            "token drawn")
+        axes.set_xlabel("token")
+        return [self.draw_bars.collection, self.drawn_marker, self.drawn_text, self.draw_title, self.draw_note]
+
+    def _make_sequence_panel(self) -> list:
+        axes = self.sequence_axes
+        self.draft_boxes, self.draft_texts, self.output_boxes, self.output_texts = [], [], [], []
+        for index in range(self.max_gamma + 1):
+            for row, boxes, texts in ((1, self.draft_boxes, self.draft_texts), (0, self.output_boxes, self.output_texts)):
+                if row == 1 and index == self.max_gamma:
+                    continue
+                boxes.append(axes.add_patch(Rectangle((index - 0.42, row - 0.36), 0.84, 0.72, zorder=2, linewidth=1.8)))
+                texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold"))
+        self.focus_marker = Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT, linestyle="none",
+                                   zorder=4, clip_on=False)
+        axes.add_line(self.focus_marker)
+        self._set_sequence_positions(self.max_gamma)
+        axes.set_ylim(-0.55, 1.7)
+        axes.set_yticks([0, 1], ["output", "draft"])
+        axes.set_xlabel("position in the step")
+        axes.set_title("tokens" if self.short else "draft proposals and output", loc="left", y=1.0)
+        self.sequence_title = axes.set_title(" ", loc="right", y=1.0)
+        for side in ("top", "right", "left"):
+            axes.spines[side].set_visible(False)
+        self._legend(axes, [*(role_patch(origin) for origin in ("accepted", "resampled", "bonus")),
+                            Patch(facecolor="white", edgecolor=palette.DRAFT, linestyle="--",
+                                  label=palette.ROLES["draft"].labelled("proposal"))])
+        return [*self.draft_boxes, *self.draft_texts, *self.output_boxes, *self.output_texts, self.focus_marker,
+                self.sequence_title]
+
+    def _set_sequence_positions(self, gamma: int) -> None:
+        """The sequence panel's axis shows the step's γ + 1 positions (room for at least `MIN_SLOTS`)."""
+        self.sequence_axes.set_xticks(range(gamma + 1))
+        self.sequence_axes.set_xlim(-0.6, max(gamma + 1, MIN_SLOTS) - 0.4)
+        self._sequence_gamma = gamma
+
+    # ---- drawing ----
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only what changed since the last call."""
+        with styled():
+            return self.fast.png()
+
+    def update(self, trace, frame, labels: list[str]) -> None:
+        """Show `frame` (from `specdec.narrate.frame_at`) of the `StepTrace` `trace`, naming tokens with `labels`."""
+        if labels != self._labels:
+            vocab = len(labels)
+            ticks = list(range(0, vocab, max(1, -(-vocab // 16))))  # at most 16 labels, so they stay readable
+            self.draw_axes.set_xticks(ticks, [labels[i] for i in ticks])  # the rows panel shares this x axis
+            self.draw_axes.set_xlim(-0.6, vocab - 0.4)
+            self._labels = list(labels)
+            self.fast.invalidate()
+        if trace.gamma != self._sequence_gamma:
+            self._set_sequence_positions(trace.gamma)
+            self.fast.invalidate()
+        self._draw_rows(trace, frame, labels)
+        self._draw_test(trace, frame)
+        self._draw_final(trace, frame, labels)
+        self._draw_sequence(trace, frame, labels)
+        # One scale for the whole step, so stepping never changes the axes; room above for the marker.
+        gamma = trace.gamma
+        top_rows = max(trace.target_probs[:gamma].max(), trace.draft_probs.max()) if gamma else 0.0
+        finals = [position.residual.max() for position in trace.positions if position.residual is not None]
+        top_draw = max(finals + ([trace.target_probs[gamma].max()] if trace.all_accepted else []))
+        limits = (nice_top(1.3 * float(top_rows)), nice_top(1.3 * float(top_draw)))
+        if limits != self._limits:
+            self.rows_axes.set_ylim(0, limits[0])
+            self.draw_axes.set_ylim(0, limits[1])
+            self._limits = limits
+            self.fast.invalidate()
+        self._place_marker(self.drafted_marker, self.drafted_text, self._marked_rows, limits[0])
+        self._place_marker(self.drawn_marker, self.drawn_text, self._marked_draw, limits[1])
+
+    def _draw_rows(self, trace, frame, labels) -> None:
+        if frame.focus is None:
+            self.target_bars.set([])
+            self.draft_bars.set([])
+            self._marked_rows = None
+            self.rows_title.set_text("γ = 0")
+            self._show_note(self.rows_note, "γ = 0: no draft tokens to test")
+            return
+        i = frame.focus
+        p, q, x = trace.target_probs[i], trace.draft_probs[i], trace.draft_tokens[i]
+        self.target_bars.set(p)
+        self.draft_bars.set(q)
+        self._marked_rows = (x, max(p[x], q[x]), f"x{subscript(i)} = {labels[x]}")
+        done = frame.bonus_next or frame.bonus_drawn
+        self.rows_title.set_text(f"i = {i}: done" if done else f"i = {i}")
+
+    def _draw_test(self, trace, frame) -> None:
+        test_artists = (self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line,
+                        self.threshold_text, self.uniform_text)
+        if frame.focus is None:
+            for artist in test_artists:
+                artist.set_visible(False)
+            self._set_test_title("no test", palette.NEUTRAL)
+            self._show_note(self.test_note, "every output token comes from p₀")
+            return
+        # The threshold as the trace recorded it: the focus position is always visited (the first is
+        # visited by every step, and later ones are shown only once drawn).
+        threshold = trace.positions[frame.focus].acceptance_probability
+        self.accept_zone.set_width(threshold)
+        self.reject_zone.set_x(threshold)
+        self.reject_zone.set_width(1.0 - threshold)
+        self.threshold_line.set_data([threshold, threshold], [0.1, _TEST_LINE_TOP])
+        # Each label on the roomier side of its line; the threshold's above both lines.
+        self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
+                                          _TEST_LINE_TOP + 0.02))
+        self.threshold_text.set_horizontalalignment("left" if threshold < 0.5 else "right")
+        self.threshold_text.set_text(f"min(1, p/q) = {threshold:.3f}")
+        for artist in test_artists:
+            artist.set_visible(True)
+        done = frame.bonus_next or frame.bonus_drawn
+        self._show_note(self.test_note, "all γ tests passed: the next draw is the bonus" if frame.bonus_next
+                        else "")
+        position = frame.position
+        if position is None:
+            self.uniform_line.set_visible(False)
+            self.uniform_text.set_visible(False)
+            self._set_test_title("u not drawn", palette.NEUTRAL)
+            return
+        u = position.uniform
+        self.uniform_line.set_data([u, u], [0.0, _TEST_LINE_TOP])
+        self.uniform_text.set_position((u + 0.012 if u < 0.5 else u - 0.012, 0.02))
+        self.uniform_text.set_horizontalalignment("left" if u < 0.5 else "right")
+        self.uniform_text.set_text(f"u = {u:.3f}")
+        if done:
+            self._set_test_title("tests done ✓", palette.ACCEPTED)
+        elif position.accepted:
+            self._set_test_title("accepted ✓", palette.ACCEPTED)
+        else:
+            self._set_test_title("rejected ✗", palette.RESAMPLED)
+
+    def _set_test_title(self, text: str, colour: str) -> None:
+        self.test_title.set_text(text)
+        self.test_title.set_color(colour)
+
+    def _draw_final(self, trace, frame, labels) -> None:
+        position, gamma = frame.position, trace.gamma
+        marked, note, heights, role = None, "", [], "resampled"
+        if position is not None and not position.accepted:
+            heights, token = position.residual, position.resampled_token
+            marked = (token, heights[token], labels[token])
+            self.draw_title.set_text(f"r{subscript(position.index)} → {labels[token]}")
+        elif frame.bonus_drawn or frame.bonus_next or gamma == 0:
+            heights, role = trace.target_probs[gamma], "bonus"
+            if frame.bonus_drawn:
+                token = trace.bonus_token
+                marked = (token, heights[token], labels[token])
+                self.draw_title.set_text(f"p{subscript(gamma)} → {labels[token]}")
+            else:
+                self.draw_title.set_text(f"next: p{subscript(gamma)}")
+        elif position is None:
+            self.draw_title.set_text("")
+            note = "press Step"
+        else:
+            self.draw_title.set_text("")
+            note = "accepted: nothing to redraw"
+        self.draw_bars.collection.set(**role_style(role))
+        self.draw_bars.set(heights)
+        self._marked_draw = marked
+        self._show_note(self.draw_note, note)
+
+    def _draw_sequence(self, trace, frame, labels) -> None:
+        gamma = trace.gamma
+        colours = {"pending": palette.DRAFT, "accepted": palette.ACCEPTED, "rejected": palette.RESAMPLED,
+                   "discarded": palette.NEUTRAL}
+        for index, (box, text) in enumerate(zip(self.draft_boxes, self.draft_texts)):
+            box.set_visible(index < gamma)
+            text.set_visible(index < gamma)
+            if index >= gamma:
+                continue
+            state = frame.draft_states[index]
+            box.set(facecolor="white", edgecolor=colours[state], hatch="",
+                    linestyle="--" if state in ("pending", "discarded") else "-")
+            text.set_text(labels[trace.draft_tokens[index]] + VERDICT_MARKS[state])
+            text.set_color(colours[state])
+            text.set_alpha(0.6 if state == "discarded" else 1.0)
+        for index, (box, text) in enumerate(zip(self.output_boxes, self.output_texts)):
+            shown = index < len(frame.tokens)
+            empty_slot = not shown and index <= gamma
+            box.set_visible(shown or empty_slot)
+            text.set_visible(shown)
+            if shown:
+                origin = frame.origins[index]
+                box.set(**role_style(origin), edgecolor="white", linestyle="-")
+                text.set_text(labels[frame.tokens[index]])
+                text.set_color(CHIP_TEXT_COLOUR)
+                text.set_bbox({"facecolor": palette.ORIGIN_COLOURS[origin], "edgecolor": "none", "pad": 1})
+            elif empty_slot:
+                box.set(facecolor="white", edgecolor=palette.NEUTRAL, hatch="", linestyle=":")
+        # The marker points at what the upper panels show: the position under test, or the bonus.
+        slot, row = (gamma, 0) if frame.bonus_drawn or gamma == 0 else (frame.focus, 1)
+        self.focus_marker.set_data([slot], [row + 0.6])
+        # The total only once the step is over: before that it would tell the outcome.
+        over = "over" if self.short else "step over"
+        self.sequence_title.set_text(f"draw {frame.draws} of {frame.total}: {over}" if frame.finished
+                                     else f"draw {frame.draws}")
+
+    def _place_marker(self, marker, text, marked, top) -> None:
+        marker.set_visible(marked is not None)
+        text.set_visible(marked is not None)
+        if marked is None:
+            return
+        token, height, name = marked
+        marker.set_data([token], [float(height)])
+        text.xy = (token, float(height))
+        text.set_text(name)
+        # Above the marker if there is room under the top of the axes, else beside it, on the roomier
+        # side; near either end of the axis, ended at the marker so that it stays inside the figure.
+        vocab = len(self._labels)
+        axes = text.axes
+        room_points = (1 - height / top) * axes.get_position().height * self.figure.get_figheight() * 72
+        beside, left_half = room_points < 36, token < 0.6 * vocab  # 36 pt: the ▼, the gap and the name
+        end = "left" if token < 0.1 * vocab else "right" if token > 0.85 * vocab - 1 else "center"
+        text.set_position(((12 if left_half else -12), 2) if beside else
+                          ({"left": -6, "right": 6, "center": 0}[end], 14))
+        text.set_horizontalalignment(("left" if left_half else "right") if beside else end)
+
+    @staticmethod
+    def _show_note(note, message: str) -> None:
+        note.set_text(message)
+        note.set_visible(bool(message))
+
+
+def show_draws(counter, draws: int, total: int) -> None:
+    """Set a draw counter (the Play widget or its slider) to `draws` of `total` in one message.
+
+    The value moves before a lowered max and after a raised one, so it never exceeds the max on the
+    way: a front end that received a max below its value would clamp it and send the clamped number
+    back as a change of its own.
+    """
+    with counter.hold_sync():
+        if total < counter.max:
+            counter.value = min(draws, total)
+        counter.max = total
+        counter.value = draws
+
+
+def draw_count(frame) -> str:
+    """"Draw k" while the step runs; its total only once it is over, so it does not tell the outcome early.
+
+    >>> from specdec import trace_step
+    >>> from specdec.rows import spec_example
+    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
+    >>> draw_count(frame_at(trace, 0)), draw_count(frame_at(trace, 3))
+    ('Draw 0', 'Draw 3 of 3: the step is over')
+    """
+    return f"Draw {frame.draws} of {frame.total}: the step is over" if frame.finished else f"Draw {frame.draws}"
+
+
+class VerifyStepExplorer(Explorer):
+    """One verify step: Step, Back, Reset and Play (▶, ❚❚ and ■, which pauses where it is) reveal its draws.
+
+    Parameters
+    ----------
+    gamma : int in 0 … 8
+        Number of draft tokens γ (random rows).
+    vocab : int in 2 … 64
+        Vocabulary size V (random rows).
+    seed : int in 0 … 999
+        Seed of the one generator that makes the rows, the draft tokens and the step's draws.
+    closeness : float in [0, 1]
+        How close the draft rows are to the target rows (see `specdec.rows.random_rows`).
+    rows : str
+        "random", or a step of the worked example: "example A B", "example D A", "example A A"
+        (which set the seed to 0, 0 and 3, the worked examples' seeds).
+    draws : int >= 0
+        How many draws to show at first (at most the step's number of draws).
+
+    Attributes
+    ----------
+    controls : "rows", "gamma", "vocab", "seed", "closeness", the buttons "step", "back", "reset",
+        "play" (an ipywidgets.Play whose value is the number of draws shown) and "draws" (a slider
+        that mirrors "play").
+    shown : the step's rows, draft tokens and trace, the frame on screen, draws, total, tokens,
+        origins, log (narrated lines so far), acceptance_rates, expected_tokens, readout.
+    trace, labels : the step on screen and its token names.
+
+    Examples
+    --------
+    >>> explorer = VerifyStepExplorer(rows="example A B")
+    >>> explorer.controls["step"].click(); explorer.controls["step"].click()
+    >>> explorer.shown["tokens"], explorer.shown["total"]
+    ([0, 1], 3)
+    >>> explorer.controls["step"].click()
+    >>> explorer.shown["tokens"], explorer.shown["origins"]
+    ([0, 1, 0], ['accepted', 'accepted', 'bonus'])
+    """
+
+    title = "One verify step, draw by draw"
+
+    @checked(gamma=Count(0, GAMMA_SLIDER_MAX), vocab=Count(VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX), seed=Count(0, STEP_SEED_SLIDER_MAX),
+             closeness=Probability(), rows=OneOf(*ROW_SOURCES), draws=Count())
+    def __init__(self, gamma=4, vocab=8, seed=7, closeness=0.5, rows="random", draws=0):
+        self.learner_settings = None  # (γ, V, seed) kept while a worked example fixes the sliders
+        self.choosing_rows = False  # a rows choice is moving the sliders: it makes the step itself
+        controls = {
+            "rows": widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()], value="random", description="rows and draft tokens",
+                                     style=LABEL_STYLE, layout=widgets.Layout(width="32em")),
+            "gamma": widgets.IntSlider(value=gamma, min=0, max=GAMMA_SLIDER_MAX, description="draft tokens γ",
+                                       style=LABEL_STYLE),
+            "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
+                                       description="vocabulary size V", style=LABEL_STYLE),
+            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+            "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
+                                             description="draft closeness to target", style=LABEL_STYLE),
+            "step": widgets.Button(description="Step", icon="step-forward", tooltip="reveal the next draw"),
+            "back": widgets.Button(description="Back", icon="step-backward", tooltip="hide the last draw"),
+            "reset": widgets.Button(description="Reset", icon="undo", tooltip="hide every draw"),
+            "play": widgets.Play(value=0, min=0, max=1, interval=PLAY_INTERVAL, show_repeat=False,
+                                 description="play the draws", tooltip="reveal the draws one by one"),
+            # Mirrors "play", to drag through the draws. The two are kept in step here, in Python, never by
+            # a link in the browser, which would send a clamped value back as if the learner had stepped.
+            "draws": widgets.IntSlider(min=0, max=1, description="draws shown", style=LABEL_STYLE,
+                                       layout=widgets.Layout(width="18em")),
+        }
+        self.controls = controls
+        controls["rows"].value = rows
+        self.apply_rows_choice()
+        self.make_step()
+        self.set_play(min(draws, controls["play"].max))
+        super().__init__(controls, [["rows", "seed"], ["gamma", "vocab", "closeness"],
+                                    ["step", "back", "reset", "play", "draws"]],
+                         VerifyStepFigure(max_gamma=GAMMA_SLIDER_MAX), observe=["play"])
+        for name in ("gamma", "vocab", "seed", "closeness"):
+            self.on_change(name, self.settings_changed)
+        self.on_change("rows", self.rows_changed)
+        self.on_change("play", self.play_moved)
+        self.on_change("draws", self.slider_dragged)
+        self.on_click("step", lambda: self.set_play(self.value("play") + 1))
+        self.on_click("back", lambda: self.set_play(self.value("play") - 1))
+        self.on_click("reset", self.reset)
+
+    # ---- handlers ----
+
+    def apply_rows_choice(self) -> None:
+        """Set the sliders for the rows choice: a worked example fixes γ, V and the seed; random restores them."""
+        _, example_drafts, example_seed = ROW_SOURCES[self.value("rows")]
+        example = example_drafts is not None
+        sliders = [self.controls[name] for name in ("gamma", "vocab", "seed")]
+        self.choosing_rows = True
+        if example and self.learner_settings is None:
+            self.learner_settings = [slider.value for slider in sliders]
+        if example:
+            for slider, value in zip(sliders, (len(example_drafts), 4, example_seed)):
+                slider.value = value
+        elif self.learner_settings is not None:
+            for slider, value in zip(sliders, self.learner_settings):
+                slider.value = value
+            self.learner_settings = None
+        self.choosing_rows = False
+        for name in ("gamma", "vocab", "closeness"):
+            self.controls[name].disabled = example
+
+    def make_step(self) -> None:
+        """A new step from the current settings, with none of its draws shown yet."""
+        example_drafts = ROW_SOURCES[self.value("rows")][1]
+        self.trace = seeded_step(self.value("seed"), self.value("gamma"), self.value("vocab"),
+                                 self.value("closeness"), example_drafts)
+        self.labels = token_labels(self.trace.target_probs.shape[1])
+        self.controls["play"].playing = False
+        show_draws(self.controls["play"], 0, draw_total(self.trace))
+
+    def settings_changed(self) -> None:
+        if not self.choosing_rows:
+            self.make_step()
+
+    def rows_changed(self) -> None:
+        self.apply_rows_choice()
+        self.make_step()
+
+    def set_play(self, draws: int) -> None:
+        """Show `draws` draws (kept in 0 … the step's total)."""
+        play = self.controls["play"]
+        play.value = min(max(draws, 0), play.max)
+
+    def reset(self) -> None:
+        self.controls["play"].playing = False
+        self.set_play(0)
+
+    def play_moved(self) -> None:
+        """A change of the Play widget. The browser's ■ pauses it and sets it to 0 (ipywidgets' Play.stop):
+        told apart by coming from the browser while not playing, it is undone, so ■ stops where it is."""
+        play = self.controls["play"]
+        from_browser = "value" in play._property_lock  # set_state holds the lock while observers run
+        if from_browser and play.value == play.min and not play.playing and self.shown.get("draws", 0) > 0:
+            self.set_play(self.shown["draws"])
+
+    def slider_dragged(self) -> None:
+        if self.value("draws") != self.value("play"):
+            self.set_play(self.value("draws"))
+
+    # ---- the view ----
+
+    def compute(self) -> dict:
+        trace, labels = self.trace, self.labels
+        frame = frame_at(trace, self.value("play"))
+        show_draws(self.controls["draws"], frame.draws, frame.total)
+        self.picture.update(trace, frame, labels)
+        self.controls["step"].disabled = frame.finished
+        self.controls["back"].disabled = frame.draws == 0
+        lines = narrate_trace(trace, labels)
+        rates = acceptance_rates(trace.target_probs, trace.draft_probs) if trace.gamma else np.empty(0)
+        return {"rows": self.value("rows"), "gamma": trace.gamma, "vocab": len(labels), "seed": self.value("seed"),
+                "closeness": self.value("closeness"), "target_probs": trace.target_probs,
+                "draft_probs": trace.draft_probs, "draft_tokens": list(trace.draft_tokens), "trace": trace,
+                "frame": frame, "draws": frame.draws, "total": frame.total, "tokens": frame.tokens,
+                "origins": frame.origins, "log": lines[: frame.draws] + (lines[-1:] if frame.finished else []),
+                "acceptance_rates": rates, "expected_tokens": expected_tokens_for_rates(rates)}
+
+    def describe(self, shown: dict) -> Readout:
+        labels, frame = self.labels, shown["frame"]
+        settings = (f"the worked example, seed {shown['seed']}" if shown["rows"] != "random" else
+                    f"γ = {shown['gamma']}, V = {shown['vocab']}, seed {shown['seed']}, "
+                    f"closeness {shown['closeness']:.2f}")
+        drafts = " ".join(labels[token] for token in shown["draft_tokens"]) or "none (γ = 0)"
+        rates = ", ".join(f"{rate:.2f}" for rate in shown["acceptance_rates"]) or "none"
+        latest = shown["log"][frame.draws - 1] if frame.draws else \
+            "Nothing drawn yet: press Step (or ▶) to reveal the first draw."
+        marks = {"accepted": "✓", "resampled": "↺", "bonus": "+"}
+        chips = [(labels[token], origin) for token, origin in zip(frame.tokens, frame.origins)]
+        chips_html = "".join(
+            f"<span title='{origin}' style='background:{palette.ORIGIN_COLOURS[origin]};color:{palette.HIGHLIGHT};"
+            f"padding:0 0.35em;margin-right:0.2em;border-radius:3px;font-weight:bold'>{name} {marks[origin]}</span>"
+            for name, origin in chips)
+        output = " ".join(f"{name} {marks[origin]}" for name, origin in chips) or "(nothing yet)"
+        return Readout([
+            line(bold(draw_count(frame)), key=True),
+            line(f"({settings})", note=True),
+            line("Draft proposed: ", bold(drafts)),
+            line(f"α of each position: {rates}; expected tokens per step: {shown['expected_tokens']:.2f}"),
+            line(f"Latest: {latest}", key=True),
+            line(f"Output so far: {output}", key=True,
+                 html=f"Output so far: {chips_html}" if chips else None),
+            line("✓ accepted draft token, ↺ resampled from the residual, + bonus from p_γ", note=True),
+            *(line(entry, item=True) for entry in shown["log"]),
+        ])

@@ -1,0 +1,126 @@
+"""Every figure draws each role (target p, draft q, accepted, …) with the palette's colour, hatch and label.
+
+The figures are those of every explorer `specdec.explore` discovers, at their opening state: a new
+explorer is checked without being listed here.
+"""
+
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_rgb
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from specdec import palette
+
+from .explorer_driving import build, explorer_names
+
+EXPLORER_NAMES = explorer_names()
+
+_FIGURES = {}
+
+
+def figure_of(name):
+    """The figure of explorer `name` at its opening state (built once per test module)."""
+    if name not in _FIGURES:
+        _FIGURES[name] = build(name).figure
+    return _FIGURES[name]
+
+
+ROLES = palette.ROLES.values()
+
+
+def legend_entries(figure):
+    """The entries of every legend: each axes' own, and the figure's (under several panels)."""
+    legends = [axes.get_legend() for axes in figure.axes] + list(figure.legends)
+    for legend in legends:
+        if legend is not None:
+            yield from zip(legend.legend_handles, (text.get_text() for text in legend.get_texts()))
+
+
+def rgb(colour):
+    return None if colour is None or (len(colour) == 4 and colour[3] == 0 and not isinstance(colour, str)) \
+        else tuple(round(value, 4) for value in to_rgb(colour))
+
+
+def roles_of_colour(colour):
+    return [role for role in ROLES if colour is not None and rgb(role.colour) == colour]
+
+
+def role_named_by(label):
+    named = [role for role in ROLES if label.startswith(role.label)]
+    return max(named, key=lambda role: len(role.label)) if named else None
+
+
+def check_entry(handle, label):
+    """The entry's role, found by its colour, and the role its label names agree; a fill has the role's hatch."""
+    if isinstance(handle, Patch):
+        face = rgb(handle.get_facecolor()) if handle.get_fill() else None
+        filled = face is not None and face != rgb("white")
+        colour = face if filled else rgb(handle.get_edgecolor())
+        hatch = handle.get_hatch() or ""
+    elif isinstance(handle, PathCollection):  # a scatter's markers
+        filled, hatch = False, ""
+        colour = rgb(handle.get_facecolor()[0])
+    else:
+        assert isinstance(handle, Line2D), type(handle)
+        filled, hatch = False, ""
+        marker_face = rgb(handle.get_markerfacecolor()) if handle.get_marker() not in (None, "None", "") else None
+        colour = marker_face if roles_of_colour(marker_face) else rgb(handle.get_color())
+    by_colour = roles_of_colour(colour)
+    named = role_named_by(label)
+    if named is not None:
+        assert rgb(named.colour) == colour, f"{label!r} is not drawn in {named.label}'s colour"
+    if not by_colour:
+        return None
+    if filled:
+        matching = [role for role in by_colour if role.hatch == hatch]
+        assert matching, f"{label!r}: colour of {[role.label for role in by_colour]} with hatch {hatch!r}"
+    else:
+        matching = [role for role in by_colour if not hatch or role.hatch == hatch]
+        assert matching, f"{label!r}: outline of {[role.label for role in by_colour]} with hatch {hatch!r}"
+    assert named in matching, f"{label!r} should begin with one of {[role.label for role in matching]}"
+    return named
+
+
+def test_each_role_has_its_own_hatch_and_label():
+    assert len({role.hatch for role in ROLES}) == len({role.label for role in ROLES}) == len(palette.ROLES)
+    assert {palette.ROLES[name].colour for name in ("target", "draft", "accepted", "resampled", "bonus")} == {
+        palette.TARGET, palette.DRAFT, palette.ACCEPTED, palette.RESAMPLED, palette.BONUS}
+
+
+@pytest.mark.parametrize("name", EXPLORER_NAMES)
+def test_every_legend_entry_takes_colour_hatch_and_label_from_the_palette(name):
+    entries = list(legend_entries(figure_of(name)))
+    assert entries, f"{name} has no legend"
+    for handle, label in entries:
+        check_entry(handle, label)
+
+
+@pytest.mark.parametrize("name, roles", [
+    ("OneTokenExplorer", {"target p", "draft q", "accepted", "resampled"}),
+    ("VerifyStepExplorer", {"target p", "draft q", "accepted", "resampled", "bonus", "accept zone", "reject zone"}),
+    ("SpeedupExplorer", {"resampled", "bonus"}),
+])
+def test_the_roles_some_legends_show(name, roles):
+    found = {check_entry(handle, label) for handle, label in legend_entries(figure_of(name))}
+    assert {role.label for role in found if role is not None} == roles
+
+
+def test_a_check_that_can_fail():
+    wrong_hatch = Patch(facecolor=palette.RESAMPLED, hatch="//", label="resampled")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_hatch, "resampled")
+    wrong_label = Patch(facecolor=palette.DRAFT, hatch=palette.ROLES["draft"].hatch, label="proposal")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_label, "proposal")
+    wrong_colour = Patch(facecolor=palette.TARGET, label="accepted")
+    with pytest.raises(AssertionError):
+        check_entry(wrong_colour, "accepted")
+
+
+def test_the_verify_step_output_boxes_wear_their_roles():
+    explorer = build("VerifyStepExplorer", rows="example A B", draws=3)
+    picture, trace = explorer.picture, explorer.trace
+    for box, origin in zip(picture.output_boxes, trace.origins):
+        role = palette.ROLES[origin]
+        assert rgb(box.get_facecolor()) == rgb(role.colour) and box.get_hatch() == role.hatch
