@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation
 from ..core import acceptance_rate
-from .generation import model_pair_vocab
+from ..validation import Constraint, Count, checked
+from .generation import TEXT, LanguageModel
 
 #: The most contexts `sample_contexts` returns, and the longest each may be. The models read only
 #: their last ``order − 1 <= 6`` characters, so longer contexts would only cost memory.
@@ -30,6 +30,21 @@ MAX_CONTEXTS = 100_000
 MAX_CONTEXT_LENGTH = 100
 
 
+class Contexts(Constraint):
+    """A non-empty sequence of str."""
+
+    def __call__(self, contexts, name, arguments):
+        if isinstance(contexts, str) or not hasattr(contexts, "__len__"):
+            raise TypeError(f"{name} must be a sequence of str, got {type(contexts).__name__}")
+        if len(contexts) == 0:
+            raise ValueError(f"{name} must hold at least one context, got none")
+        for i, context in enumerate(contexts):
+            if not isinstance(context, str):
+                raise TypeError(f"{name}[{i}] must be a str, got {type(context).__name__}")
+        return contexts
+
+
+@checked(text=TEXT, count=Count(1, MAX_CONTEXTS), length=Count(0, MAX_CONTEXT_LENGTH))
 def sample_contexts(text, count, length) -> list[str]:
     """`count` contexts of `length` characters, ending at evenly spaced positions of `text`.
 
@@ -51,16 +66,13 @@ def sample_contexts(text, count, length) -> list[str]:
     >>> sample_contexts("abcdefgh", 3, 2)
     ['ab', 'cd', 'fg']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    count = validation.count(count, "count", minimum=1, maximum=MAX_CONTEXTS)
-    length = validation.count(length, "length", maximum=MAX_CONTEXT_LENGTH)
-    if len(text) <= length:
+    if len(text) <= length:  # a condition on two arguments
         raise ValueError(f"text must be longer than length = {length} characters, got {len(text)}")
     ends = np.linspace(length, len(text) - 1, count).round().astype(int)
     return [text[end - length:end] for end in ends]
 
 
+@checked(target=LanguageModel(), draft=LanguageModel(like="target"), contexts=Contexts())
 def mean_acceptance_rate(target, draft, contexts) -> float:
     """α = Σₓ min(p(x | h), q(x | h)) averaged over the contexts h.
 
@@ -84,14 +96,6 @@ def mean_acceptance_rate(target, draft, contexts) -> float:
     >>> 0 < mean_acceptance_rate(high, low, ["ab", "ca"]) < 1
     True
     """
-    model_pair_vocab(target, draft)
-    if isinstance(contexts, str) or not hasattr(contexts, "__len__"):
-        raise TypeError(f"contexts must be a sequence of str, got {type(contexts).__name__}")
-    if len(contexts) == 0:
-        raise ValueError("contexts must hold at least one context, got none")
-    for i, context in enumerate(contexts):
-        if not isinstance(context, str):
-            raise TypeError(f"contexts[{i}] must be a str, got {type(context).__name__}")
     # `acceptance_rate` checks each pair of rows, and an error names them "target" and "draft".
     rates = [acceptance_rate(target.next_distribution(context), draft.next_distribution(context)) for context in contexts]
     return float(np.mean(rates))

@@ -38,7 +38,9 @@ import numpy as np
 
 from .. import validation
 from ..core import sample_draft, trace_step
+from ..limits import MAX_GAMMA
 from ..theory import acceptance_rates
+from ..validation import Constraint, CostRatio, Count, Generator, InstanceOf, checked
 
 #: One letter per origin, for printing a generation as two aligned lines of plain text.
 ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"}
@@ -46,6 +48,48 @@ ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"
 #: The most characters one call generates: 100,000 take about 10 s speculatively (and each
 #: character re-reads the growing text, so the cost grows faster than the length).
 MAX_TOKENS = 100_000
+
+
+class LanguageModel(Constraint):
+    """A language model: an object with ``vocab`` (2 symbols or more) and a callable
+    ``next_distribution(context)``, such as a fitted `specdec.text.NGramModel`; returned as it is.
+
+    With `like`, it must share that argument's vocabulary, in the same order.
+
+    >>> from specdec.text import NGramModel
+    >>> LanguageModel()(None, "target", {})
+    Traceback (most recent call last):
+    TypeError: target must be a language model with .vocab and .next_distribution(context), such as a fitted specdec.text.NGramModel; got NoneType
+    >>> LanguageModel(like="target")(NGramModel(order=2).fit("xyz"), "draft", {"target": NGramModel(order=1).fit("abc")})
+    Traceback (most recent call last):
+    ValueError: target and draft must share one vocabulary (fit both on the same text), but the target has 4 symbols and the draft 4, not in the same order
+    """
+
+    def __init__(self, like: str | None = None):
+        self.like = like
+
+    def __call__(self, model, name, arguments):
+        if not callable(getattr(model, "next_distribution", None)) or not hasattr(model, "vocab"):
+            raise TypeError(
+                f"{name} must be a language model with .vocab and .next_distribution(context), such as a "
+                f"fitted specdec.text.NGramModel; got {type(model).__name__}"
+            )
+        if len(model.vocab) < 2:
+            raise ValueError(f"{name}.vocab must hold at least 2 symbols, got {len(model.vocab)}")
+        if self.like is not None and list(model.vocab) != list(arguments[self.like].vocab):
+            raise ValueError(
+                f"{self.like} and {name} must share one vocabulary (fit both on the same text), but the {self.like} "
+                f"has {len(arguments[self.like].vocab)} symbols and the {name} {len(model.vocab)}, not in the same order"
+            )
+        return model
+
+
+#: Text: a str.
+TEXT = InstanceOf(str, "a str")
+
+#: What a generation with a target and a draft is given: the two models, the prompt, the length.
+PAIR_GENERATION = dict(target=LanguageModel(), draft=LanguageModel(like="target"), prompt=TEXT,
+                       n_tokens=Count(0, MAX_TOKENS))
 
 
 @dataclass(frozen=True)
@@ -185,6 +229,7 @@ class Generation:
         """`origins` as one letter per character (a, R, B, t), to print under `text`."""
         return "".join(ORIGIN_LETTERS[origin] for origin in self.origins)
 
+    @checked(c=CostRatio())
     def speedup_from_calls(self, c) -> float:
         """The speedup over plain generation that the call counts imply at cost ratio c.
 
@@ -198,13 +243,13 @@ class Generation:
         >>> round(generation.speedup_from_calls(20), 4)  # 4 characters for 1 + 3/20 target passes
         3.4783
         """
-        c = validation.cost_ratio(c)
         cost = self.target_calls + self.draft_calls / c
         if cost == 0:
             return math.nan
         return len(self.text) / cost
 
 
+@checked(model=LanguageModel(), prompt=TEXT, n_tokens=Count(0, MAX_TOKENS), rng=Generator())
 def generate(model, prompt, n_tokens, rng) -> Generation:
     """Sample `n_tokens` characters after `prompt`, one ``rng.choice`` from the model per character.
 
@@ -230,10 +275,7 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     >>> len(result.text), result.target_calls, result.origin_letters
     (5, 5, 'ttttt')
     """
-    vocab = language_model_vocab(model, "model")
-    prompt = _prompt(prompt)
-    n_tokens = validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
-    rng = validation.generator(rng)
+    vocab = model.vocab
     size = len(vocab)
     text = ""
     for _ in range(n_tokens):
@@ -249,6 +291,7 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     )
 
 
+@checked(**PAIR_GENERATION, gamma=Count(0, MAX_GAMMA), rng=Generator())
 def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generation:
     """Generate `n_tokens` characters after `prompt` by speculative decoding.
 
@@ -266,7 +309,7 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     n_tokens : int in 0 … `MAX_TOKENS` (100,000)
         Characters to generate. Characters the last step produces beyond it are cut (see
         `Generation.discarded`).
-    gamma : int in 0 … 64 (`specdec.validation.MAX_GAMMA`)
+    gamma : int in 0 … 64 (`specdec.limits.MAX_GAMMA`)
         Draft characters per step. γ = 0 is plain generation through the verify rule.
     rng : numpy.random.Generator
         Per step: γ draft draws, then the draws of the verify step, in the order `specdec.core`
@@ -285,10 +328,7 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     >>> same.measured_alpha, same.tokens_per_step
     (1.0, (4, 4))
     """
-    vocab, prompt, n_tokens = check_pair_generation(target, draft, prompt, n_tokens)
-    gamma = validation.count(gamma, "gamma", maximum=validation.MAX_GAMMA)
-    rng = validation.generator(rng)
-
+    vocab = target.vocab
     text = ""
     origins: list[str] = []
     steps: list[int] = []
@@ -352,65 +392,3 @@ def _tuple_of(value, name: str) -> tuple:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a tuple, got {type(value).__name__}")
     return tuple(value)
-
-
-def language_model_vocab(model, name: str) -> list[str]:
-    """The vocabulary of `model`, once checked that it is a language model with two symbols or more.
-
-    Any object with ``vocab`` and a callable ``next_distribution(context)`` will do; `name` is the
-    argument named in the error otherwise.
-
-    >>> from specdec.text import NGramModel
-    >>> language_model_vocab(NGramModel(order=2).fit("ab"), "target")
-    ['a', 'b', '�']
-    >>> language_model_vocab(None, "target")
-    Traceback (most recent call last):
-    TypeError: target must be a language model with .vocab and .next_distribution(context), such as a fitted specdec.text.NGramModel; got NoneType
-    """
-    if not callable(getattr(model, "next_distribution", None)) or not hasattr(model, "vocab"):
-        raise TypeError(
-            f"{name} must be a language model with .vocab and .next_distribution(context), such as a "
-            f"fitted specdec.text.NGramModel; got {type(model).__name__}"
-        )
-    vocab = model.vocab
-    if len(vocab) < 2:
-        raise ValueError(f"{name}.vocab must hold at least 2 symbols, got {len(vocab)}")
-    return vocab
-
-
-def model_pair_vocab(target, draft) -> list[str]:
-    """The vocabulary that `target` and `draft` share, once both are checked as language models.
-
-    >>> from specdec.text import NGramModel
-    >>> model_pair_vocab(NGramModel(order=1).fit("abc"), NGramModel(order=2).fit("xyz"))
-    Traceback (most recent call last):
-    ValueError: target and draft must share one vocabulary (fit both on the same text), but the target has 4 symbols and the draft 4, not in the same order
-    """
-    vocab = language_model_vocab(target, "target")
-    draft_vocab = language_model_vocab(draft, "draft")
-    if list(draft_vocab) != list(vocab):
-        raise ValueError(
-            f"target and draft must share one vocabulary (fit both on the same text), but the target "
-            f"has {len(vocab)} symbols and the draft {len(draft_vocab)}, not in the same order"
-        )
-    return vocab
-
-
-def check_pair_generation(target, draft, prompt, n_tokens) -> tuple[list[str], str, int]:
-    """Check what a generation with a draft and a target shares: the models, the prompt, the length.
-
-    Returns ``(vocab, prompt, n_tokens)``; raises before any draw, naming the argument.
-
-    >>> from specdec.text import NGramModel
-    >>> model = NGramModel(order=2).fit("ab")
-    >>> check_pair_generation(model, model, "a", 3)[1:]
-    ('a', 3)
-    """
-    vocab = model_pair_vocab(target, draft)
-    return vocab, _prompt(prompt), validation.count(n_tokens, "n_tokens", maximum=MAX_TOKENS)
-
-
-def _prompt(prompt) -> str:
-    if not isinstance(prompt, str):
-        raise TypeError(f"prompt must be a str, got {type(prompt).__name__}")
-    return prompt

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation
+from ..validation import Constraint, Count, PositiveNumber, checked
 from . import disk_cache
 
 #: The symbol that stands for any character the model did not see when it was fitted.
@@ -101,6 +102,39 @@ class _Level:
                 self.discounted, self.backoff)
 
 
+class Order(Count):
+    """An n-gram order: an integer in 1 … `MAX_ORDER`."""
+
+    def __init__(self):
+        super().__init__(1)
+
+    def __call__(self, value, name, arguments):
+        order = super().__call__(value, name, arguments)
+        if order > MAX_ORDER:
+            raise ValueError(f"{name} must be in 1 … {MAX_ORDER}, got {order}")
+        return order
+
+
+class CorpusText(Constraint):
+    """Text to fit on: a non-empty str of at most `MAX_TEXT_LENGTH` characters."""
+
+    def __call__(self, text, name, arguments):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+        if not text:
+            raise ValueError(f"{name} must contain at least one character, got an empty string")
+        if len(text) > MAX_TEXT_LENGTH:
+            raise ValueError(
+                f"{name} must hold at most {MAX_TEXT_LENGTH:,} characters (MAX_TEXT_LENGTH), got {len(text):,}: "
+                f"fit on a part of it"
+            )
+        return text
+
+
+ORDER, CORPUS_TEXT = Order(), CorpusText()
+TEMPERATURE = PositiveNumber("the sampling temperature: below 1 sharpens, above 1 flattens")
+
+
 class NGramModel:
     """A character n-gram language model with interpolated Kneser–Ney smoothing.
 
@@ -130,17 +164,16 @@ class NGramModel:
     True
     """
 
+    @checked(order=ORDER, temperature=TEMPERATURE)
     def __init__(self, order=3, temperature=1.0):
-        order = validation.count(order, "order", minimum=1)
-        if order > MAX_ORDER:
-            raise ValueError(f"order must be in 1 … {MAX_ORDER}, got {order}")
         self.order = order
-        self.temperature = _temperature(temperature)
+        self.temperature = temperature
         self._vocab: list[str] | None = None
         self._index: dict[str, int] = {}
         self._levels: tuple[_Level, ...] = ()
         self._memo: dict[tuple[str, float], np.ndarray] = {}
 
+    @checked(text=CORPUS_TEXT)
     def fit(self, text) -> "NGramModel":
         """Count every context of the text and return the model itself.
 
@@ -161,7 +194,6 @@ class NGramModel:
         >>> NGramModel(order=2).fit("hello")
         NGramModel(order=2, temperature=1, V=5)
         """
-        _check_text(text)
         vocab, ids = _encode_corpus(text)
         size = len(vocab)
         context_length = self.order - 1
@@ -267,6 +299,7 @@ class NGramModel:
         """
         self._memo.clear()
 
+    @checked(temperature=TEMPERATURE)
     def at_temperature(self, temperature) -> "NGramModel":
         """The same fitted model at another temperature; the counts are shared, not copied.
 
@@ -277,7 +310,6 @@ class NGramModel:
         >>> hot.temperature, base.temperature, hot.vocab == base.vocab
         (2.0, 1.0, True)
         """
-        temperature = _temperature(temperature)
         other = copy.copy(self)
         other.temperature = temperature
         return other
@@ -349,8 +381,8 @@ class CorpusCounts:
     True
     """
 
+    @checked(text=CORPUS_TEXT)
     def __init__(self, text):
-        _check_text(text)
         self.text = text
         self.vocab, self._ids = _encode_corpus(text)
         self.size = len(self.vocab)
@@ -420,6 +452,7 @@ def corpus_counts(text: str) -> CorpusCounts:
     return CorpusCounts(text)
 
 
+@checked(order=ORDER, text=CORPUS_TEXT)
 def fitted_model(order, text, progress=None) -> NGramModel:
     """A model of this order fitted on `text`, fitted once per (order, text) and then reused.
 
@@ -440,11 +473,6 @@ def fitted_model(order, text, progress=None) -> NGramModel:
     >>> fitted_model(2, "abracadabra").vocab == fitted_model(3, "abracadabra").vocab
     True
     """
-    order = validation.count(order, "order", minimum=1)
-    if order > MAX_ORDER:
-        raise ValueError(f"order must be in 1 … {MAX_ORDER}, got {order}")
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return corpus_counts(text).model(order, progress)
 
 
@@ -472,18 +500,6 @@ def _level_from_arrays(arrays, size: int) -> _Level | None:
     return _level(keys, rows, chars, counts)
 
 
-def _check_text(text) -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if not text:
-        raise ValueError("text must contain at least one character, got an empty string")
-    if len(text) > MAX_TEXT_LENGTH:
-        raise ValueError(
-            f"text must hold at most {MAX_TEXT_LENGTH:,} characters (MAX_TEXT_LENGTH), got {len(text):,}: "
-            f"fit on a part of it"
-        )
-
-
 def _tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
     """softmax(log p / T): p^(1/T) renormalised, computed in log space so that it never overflows.
 
@@ -499,10 +515,6 @@ def _tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
     tempered = np.exp(logits)
     tempered /= tempered.sum()
     return tempered
-
-
-def _temperature(value) -> float:
-    return validation.positive_number(value, "temperature", "the sampling temperature: below 1 sharpens, above 1 flattens")
 
 
 def _encode_corpus(text: str) -> tuple[list[str], np.ndarray]:

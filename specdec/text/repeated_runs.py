@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import validation
+from ..validation import Count, checked
 from .generation import speculative_generate
 
 
@@ -48,6 +48,7 @@ class SeedSpread:
         return float(self.characters_per_call.max())
 
 
+@checked(seeds=Count(2))
 def runs_over_seeds(target, draft, prompt, length, gamma, seeds: int = 6) -> SeedSpread:
     """Run `speculative_generate` with seeds 0 … `seeds` − 1 and collect what each run measured.
 
@@ -72,7 +73,6 @@ def runs_over_seeds(target, draft, prompt, length, gamma, seeds: int = 6) -> See
     >>> spread.speedups(20).shape
     (3,)
     """
-    seeds = validation.count(seeds, "seeds", minimum=2)
     runs = [speculative_generate(target, draft, prompt, length, gamma, np.random.default_rng(seed))
             for seed in range(seeds)]
     return SeedSpread(

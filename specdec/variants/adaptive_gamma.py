@@ -41,10 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import validation
-from ..text.generation import Generation, check_pair_generation, draft_and_verify, speculative_generate
-from ..limits import DEFAULT_MAX_GAMMA
+from ..limits import DEFAULT_MAX_GAMMA, MAX_GAMMA
+from ..text.generation import PAIR_GENERATION, Generation, draft_and_verify, speculative_generate
 from ..theory import acceptance_rates, optimal_gamma
+from ..validation import Constraint, CostRatio, Count, Generator, OneOf, checked
 
 SCHEDULES = ("heuristic", "fixed", "oracle")
 
@@ -52,14 +52,23 @@ SCHEDULES = ("heuristic", "fixed", "oracle")
 HEURISTIC_START = 5
 
 
+class DraftLengths(Constraint):
+    """A non-empty iterable of draft lengths >= 1, as a list of ints."""
+
+    def __call__(self, value, name, arguments):
+        lengths = [Count(1)(length, name, arguments) for length in value]
+        if not lengths:
+            raise ValueError(f"{name} must hold at least one draft length")
+        return lengths
+
+
+@checked(gamma=Count(1, MAX_GAMMA), max_gamma=Count(1, MAX_GAMMA))
 def heuristic_next_gamma(gamma, all_accepted, max_gamma=DEFAULT_MAX_GAMMA) -> int:
     """The next γ of the heuristic schedule: γ + 2 after a fully accepted step, else max(1, γ − 1).
 
     >>> heuristic_next_gamma(19, True), heuristic_next_gamma(20, True)
     (20, 20)
     """
-    gamma = validation.count(gamma, "gamma", minimum=1, maximum=validation.MAX_GAMMA)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=validation.MAX_GAMMA)
     if all_accepted:
         return min(max_gamma, gamma + 2)
     return max(1, gamma - 1)
@@ -97,6 +106,7 @@ class ScheduledGeneration:
         rates = self.visited_acceptance_rates
         return float(np.mean(rates)) if rates else math.nan
 
+    @checked(c=CostRatio())
     def speedup(self, c) -> float:
         """characters / (target calls + draft calls / c): the speedup the call counts imply.
 
@@ -104,11 +114,12 @@ class ScheduledGeneration:
         >>> round(run.speedup(20), 4)
         3.4783
         """
-        c = validation.cost_ratio(c)
         cost = self.target_calls + self.draft_calls / c
         return len(self.text) / cost if cost else math.nan
 
 
+@checked(schedule=OneOf(*SCHEDULES), gamma=Count(1, MAX_GAMMA), max_gamma=Count(1, MAX_GAMMA), **PAIR_GENERATION,
+         rng=Generator())
 def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, gamma=HEURISTIC_START,
                            max_gamma=DEFAULT_MAX_GAMMA) -> ScheduledGeneration:
     """Generate `n_tokens` characters speculatively, choosing γ at each step by `schedule`.
@@ -136,21 +147,15 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
     >>> len(run.text), run.gammas[:4]
     (40, (5, 4, 3, 2))
     """
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {', '.join(repr(s) for s in SCHEDULES)}; got {schedule!r}")
-    gamma = validation.count(gamma, "gamma", minimum=1, maximum=validation.MAX_GAMMA)
-    max_gamma = validation.count(max_gamma, "max_gamma", minimum=1, maximum=validation.MAX_GAMMA)
     if schedule == "fixed":
-        generation = speculative_generate(target, draft, prompt, n_tokens, gamma, rng)
+        generation = speculative_generate.__wrapped__(target, draft, prompt, n_tokens, gamma, rng)
         steps = generation.tokens_per_step
         return ScheduledGeneration(
             "fixed", generation.text, generation.origins, steps, (gamma,) * len(steps),
             _accepted_per_step(generation), generation.target_calls, generation.draft_calls,
             generation.visited_acceptance_rates,
         )
-    vocab, prompt, n_tokens = check_pair_generation(target, draft, prompt, n_tokens)
-    rng = validation.generator(rng)
-
+    vocab = target.vocab
     text = ""
     origins: list[str] = []
     steps: list[int] = []
@@ -175,7 +180,7 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
         origins.extend(step.origins[: len(kept)])
         steps.append(len(kept))
         if schedule == "heuristic":
-            current = heuristic_next_gamma(current, step.all_accepted, max_gamma)
+            current = heuristic_next_gamma.__wrapped__(current, step.all_accepted, max_gamma)
     return ScheduledGeneration(schedule, text, tuple(origins), tuple(steps), tuple(gammas), tuple(accepted_counts),
                                len(steps), draft_calls, tuple(rates))
 
@@ -227,6 +232,7 @@ class ScheduleComparison:
         return rows
 
 
+@checked(c=CostRatio(), seed=Count(), fixed_gammas=DraftLengths())
 def compare_schedules(target, draft, prompt, n_tokens, c, seed, fixed_gammas=range(1, 9),
                       max_gamma=DEFAULT_MAX_GAMMA) -> ScheduleComparison:
     """Run fixed γ for each of `fixed_gammas`, the heuristic and the oracle, each from the same seed.
@@ -243,13 +249,8 @@ def compare_schedules(target, draft, prompt, n_tokens, c, seed, fixed_gammas=ran
     >>> [row[0] for row in comparison.table()]
     ['fixed γ = 1', 'fixed γ = 2', 'heuristic (+2 / −1)', 'oracle']
     """
-    c = validation.cost_ratio(c)
-    seed = validation.count(seed, "seed")
-    gammas = [validation.count(g, "fixed_gammas", minimum=1) for g in fixed_gammas]
-    if not gammas:
-        raise ValueError("fixed_gammas must hold at least one draft length")
     fixed = {g: generate_with_schedule(target, draft, prompt, n_tokens, "fixed", np.random.default_rng(seed), gamma=g)
-             for g in gammas}
+             for g in fixed_gammas}
     heuristic = generate_with_schedule(target, draft, prompt, n_tokens, "heuristic", np.random.default_rng(seed),
                                        max_gamma=max_gamma)
     oracle = generate_with_schedule(target, draft, prompt, n_tokens, "oracle", np.random.default_rng(seed),
@@ -260,6 +261,7 @@ def compare_schedules(target, draft, prompt, n_tokens, c, seed, fixed_gammas=ran
     return ScheduleComparison(c, fixed, heuristic, oracle, mean_alpha, theory_gamma, theory_speedup)
 
 
+@checked(window=Count(1))
 def rolling_mean(values, window) -> np.ndarray:
     """Mean of each run of `window` consecutive values (length len(values) − window + 1).
 
@@ -267,13 +269,13 @@ def rolling_mean(values, window) -> np.ndarray:
     array([0.5, 0.5, 1. ])
     """
     values = np.asarray(values, dtype=np.float64)
-    window = validation.count(window, "window", minimum=1)
     if values.ndim != 1 or values.size < window:
         raise ValueError(f"values must be 1-D with at least window = {window} entries, got shape {values.shape}")
     sums = np.cumsum(np.concatenate(([0.0], values)))
     return (sums[window:] - sums[:-window]) / window
 
 
+@checked(corpus_size=Count(1_000))
 def stdlib_comparison(corpus_size=300_000, draft_order=3, target_order=5, prompt="The ", n_tokens=2_000, c=20,
                       seed=0) -> ScheduleComparison:
     """`compare_schedules` on the n-gram pair of notebook 07, fitted on a slice of the standard library's docstrings.
@@ -290,7 +292,6 @@ def stdlib_comparison(corpus_size=300_000, draft_order=3, target_order=5, prompt
     """
     from ..text import fitted_model, stdlib_corpus
 
-    corpus_size = validation.count(corpus_size, "corpus_size", minimum=1_000)
     corpus = stdlib_corpus()[:corpus_size]
     draft = fitted_model(draft_order, corpus)
     target = fitted_model(target_order, corpus)
