@@ -56,7 +56,17 @@ ORIGIN_DESCRIPTIONS = {"accepted": "accepted draft character", "resampled": "res
                        "bonus": "bonus from the target", "target": "sampled from the target"}
 
 
-@checked(generation=InstanceOf(Generation, "a specdec.text.Generation"))
+def a_generation(value, name, _arguments=None) -> Generation:
+    """A declared check: a `specdec.text.Generation` whose origins all have a colour."""
+    InstanceOf(Generation, "a specdec.text.Generation")(value, name, _arguments)
+    unknown = sorted(set(value.origins) - set(ORIGIN_COLOURS))
+    if unknown:
+        raise ValueError(f"{name}.origins holds {', '.join(map(repr, unknown))}: each origin must be one of "
+                         f"{', '.join(map(repr, ORIGIN_COLOURS))}")
+    return value
+
+
+@checked(generation=a_generation)
 def coloured_text_html(generation: Generation, legend: bool = True) -> str:
     """The prompt in grey, then each generated character on the background of its origin's colour.
 
@@ -81,10 +91,6 @@ def coloured_text_html(generation: Generation, legend: bool = True) -> str:
     >>> html_text.count("title='resampled'")  # once in the legend, once in the text
     2
     """
-    unknown = sorted(set(generation.origins) - set(ORIGIN_COLOURS))
-    if unknown:
-        raise ValueError(f"generation.origins holds {', '.join(map(repr, unknown))}: each origin must be one of "
-                         f"{', '.join(map(repr, ORIGIN_COLOURS))}")
     spans = [f"<span style='color:#595959'>{html.escape(generation.prompt)}</span>",
              *(_span(char, origin) for char, origin in zip(generation.text, generation.origins))]
     block = ("<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:14em;"
