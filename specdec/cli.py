@@ -12,7 +12,8 @@ from . import rows as example_rows
 from . import validation
 from .core import expected_tokens
 from .narrate import narrate_trace
-from .theory import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, optimal_gamma, speedup
+from .limits import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB
+from .theory import optimal_gamma, speedup
 
 
 #: Defaults of ``step``'s random rows; None in the parser, so that ``--example`` can tell them apart.
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one verify step draw by draw",
         description="Run one verify step on seeded random rows (or the worked example) and print every draw.",
     )
-    step.add_argument("--gamma", type=int, help=f"number of draft tokens γ, 0 … {validation.MAX_GAMMA} (default: 3)")
+    step.add_argument("--gamma", type=int, help=f"number of draft tokens γ, 0 … {MAX_GAMMA} (default: 3)")
     step.add_argument("--vocab", type=int, help="vocabulary size V, 2 … 1,000,000 (default: 6)")
     step.add_argument("--seed", type=int, default=0, help="seed of the rows, the draft and the step (default: 0)")
     step.add_argument(
@@ -75,8 +76,8 @@ def step_options(args) -> dict:
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, default in STEP_DEFAULTS.items()}
     validation.count(args.seed, "--seed")
-    validation.count(options["gamma"], "--gamma", maximum=validation.MAX_GAMMA)
-    validation.count(options["vocab"], "--vocab", minimum=2, maximum=validation.MAX_VOCAB)
+    validation.count(options["gamma"], "--gamma", maximum=MAX_GAMMA)
+    validation.count(options["vocab"], "--vocab", minimum=2, maximum=MAX_VOCAB)
     validation.probability(options["closeness"], "--closeness")
     return options
 

@@ -18,7 +18,7 @@ import re
 import nbformat
 import pytest
 
-from specdec.glossary import GLOSSARY
+from tests.glossary import GLOSSARY
 from tests.notebook_markdown import NOTEBOOKS, abbr_title_at, first_use, markdown_cells
 
 NUMBERED = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
