@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import validation
+from .validation import Distribution
 
 
 class Greedy:
@@ -61,7 +61,7 @@ class Greedy:
 
     def next_distribution(self, context) -> np.ndarray:
         """A new float array with 1 at the wrapped model's most likely next symbol and 0 elsewhere."""
-        probs = validation.distribution(self.model.next_distribution(context), "next_distribution(context)")
+        probs = Distribution()(self.model.next_distribution(context), "next_distribution(context)", {})
         one_hot = np.zeros(probs.size)
         one_hot[int(np.argmax(probs))] = 1.0
         return one_hot

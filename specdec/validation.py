@@ -129,26 +129,10 @@ def check_distributions(array: np.ndarray, name: str) -> None:
             )
 
 
-def distribution(value, name: str) -> np.ndarray:
-    """A checked 1-D probability vector."""
-    array = as_float_array(value, name, 1)
-    check_distributions(array, name)
-    return array
-
-
 def distribution_pair(first, second, first_name: str, second_name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two checked 1-D probability vectors over the same vocabulary."""
-    first_array = distribution(first, first_name)
-    second_array = distribution(second, second_name)
-    same_vocabulary(first_array, first_name, second_array, second_name)
-    return first_array, second_array
-
-
-def distribution_rows(value, name: str) -> np.ndarray:
-    """A checked 2-D array whose rows are probability vectors."""
-    array = as_float_array(value, name, 2)
-    check_distributions(array, name)
-    return array
+    """Two checked 1-D probability vectors over the same vocabulary (new code declares `Distribution`)."""
+    arguments = {first_name: Distribution()(first, first_name, {})}
+    return arguments[first_name], Distribution(like=first_name)(second, second_name, arguments)
 
 
 def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
@@ -193,46 +177,6 @@ def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
         check_distributions(target, "target_probs")
         check_distributions(draft, "draft_probs")
     return target, draft
-
-
-def drafted_tokens(value, draft: np.ndarray) -> list[int]:
-    """`draft_tokens` as Python ints: one per row of `draft`, each a token that row could have drawn."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        raise TypeError(f"draft_tokens must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
-    tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
-    rows, vocab_size = draft.shape
-    if len(tokens) != rows:
-        raise ValueError(f"draft_tokens must hold one token per draft row: expected {rows}, got {len(tokens)}")
-    for position, token in enumerate(tokens):
-        if type(token) is not int:  # the common case skips the slower abstract-class checks
-            if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
-                raise TypeError(
-                    f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
-                    f"{type(token).__name__}"
-                )
-            tokens[position] = token = int(token)
-        if not 0 <= token < vocab_size:
-            raise ValueError(
-                f"draft_tokens[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} "
-                f"(V = {vocab_size})"
-            )
-        if not draft.item(position, token) > 0:
-            raise ValueError(
-                f"draft_tokens[{position}] = {token} has draft probability draft_probs[{position}, {token}] = 0: "
-                f"the draft model could not have sampled that token at that position (expected q(x) > 0)"
-            )
-    return tokens
-
-
-def generator(rng, name: str = "rng") -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (numbers.Integral, np.random.RandomState)) or rng is None:
-        raise TypeError(
-            f"{name} must be a numpy.random.Generator, got {type(rng).__name__}; "
-            f"use np.random.default_rng(seed) to make one"
-        )
-    raise TypeError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
 
 
 def probability(value, name: str) -> float:
@@ -329,21 +273,14 @@ def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: s
     raise ValueError(f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")
 
 
-# Declared checks --------------------------------------------------------------------------------
-#
-# A public function declares what each argument must be, once, above its `def`:
-#
-#     @checked(alpha=Probability(), gamma=Count(), c=CostRatio())
-#     def speedup(alpha, gamma, c): ...
-#
-# and its body sees the converted values (floats, ints, float arrays). A constraint is any callable
-# ``constraint(value, name, arguments) -> converted value``: `name` is the parameter's name, for the
-# message, and `arguments` maps every parameter to its value, the ones declared before this one
-# already converted (so that a constraint can say "over the same vocabulary as target").
+# Declared checks: `checked` and the constraints it runs. -------------------------------------------
 
 
 class Constraint:
-    """What one argument must be. Calling it checks a value and returns it converted."""
+    """What one argument must be: ``constraint(value, name, arguments)`` checks `value` and returns it
+    converted. `name` is the parameter's, for the message; `arguments` maps every parameter to its
+    value, those declared before this one already converted ("over the same vocabulary as target").
+    """
 
     def __call__(self, value, name: str, arguments: dict):
         raise NotImplementedError
@@ -409,7 +346,8 @@ class Distribution(Constraint):
         self.like = like
 
     def __call__(self, value, name, arguments):
-        array = distribution(value, name)
+        array = as_float_array(value, name, 1)
+        check_distributions(array, name)
         if self.like is not None:
             same_vocabulary(arguments[self.like], self.like, array, name)
         return array
@@ -421,7 +359,9 @@ class DistributionRows(Constraint):
     def __call__(self, value, name, arguments):
         if isinstance(value, (list, tuple)) and len(value) == 0:
             return np.empty((0, 0))
-        return distribution_rows(value, name)
+        array = as_float_array(value, name, 2)
+        check_distributions(array, name)
+        return array
 
 
 class StepRows(Constraint):
@@ -446,14 +386,46 @@ class DraftTokens(Constraint):
         self.rows = rows
 
     def __call__(self, value, name, arguments):
-        return drafted_tokens(value, arguments[self.rows])
+        draft = arguments[self.rows]
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            raise TypeError(f"draft_tokens must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
+        tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
+        rows, vocab_size = draft.shape
+        if len(tokens) != rows:
+            raise ValueError(f"draft_tokens must hold one token per draft row: expected {rows}, got {len(tokens)}")
+        for position, token in enumerate(tokens):
+            if type(token) is not int:  # the common case skips the slower abstract-class checks
+                if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
+                    raise TypeError(
+                        f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
+                        f"{type(token).__name__}"
+                    )
+                tokens[position] = token = int(token)
+            if not 0 <= token < vocab_size:
+                raise ValueError(
+                    f"draft_tokens[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} "
+                    f"(V = {vocab_size})"
+                )
+            if not draft.item(position, token) > 0:
+                raise ValueError(
+                    f"draft_tokens[{position}] = {token} has draft probability draft_probs[{position}, {token}] = 0: "
+                    f"the draft model could not have sampled that token at that position (expected q(x) > 0)"
+                )
+        return tokens
 
 
 class Generator(Constraint):
     """A numpy.random.Generator (not a seed, not a RandomState)."""
 
     def __call__(self, value, name, arguments):
-        return generator(value, name)
+        if isinstance(value, np.random.Generator):
+            return value
+        if isinstance(value, (numbers.Integral, np.random.RandomState)) or value is None:
+            raise TypeError(
+                f"{name} must be a numpy.random.Generator, got {type(value).__name__}; "
+                f"use np.random.default_rng(seed) to make one"
+            )
+        raise TypeError(f"{name} must be a numpy.random.Generator, got {type(value).__name__}")
 
 
 class Rates(Constraint):

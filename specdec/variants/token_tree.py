@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import validation
 from ..core import expected_tokens, normalised_for_choice
-from ..validation import Constraint, Count, Distribution, Generator, checked
+from ..validation import Constraint, Count, Distribution, DistributionRows, Generator, checked
 from .multi_candidate import multi_candidate_law, sample_multi_candidate, verify_candidates
 
 
@@ -59,8 +59,8 @@ class TokenTree(Constraint):
         token_list = _int_list(arguments["tokens"], "tokens")
         if len(token_list) != len(parent_list):
             raise ValueError(f"tokens must hold one token per node: {len(parent_list)} parents, {len(token_list)} tokens")
-        target = validation.distribution_rows(arguments["target_rows"], "target_rows")
-        draft = validation.distribution_rows(arguments["draft_rows"], "draft_rows")
+        target = DistributionRows()(arguments["target_rows"], "target_rows", arguments)
+        draft = DistributionRows()(arguments["draft_rows"], "draft_rows", arguments)
         nodes = len(parent_list) + 1
         for name, rows in (("target_rows", target), ("draft_rows", draft)):
             if rows.shape[0] != nodes:
