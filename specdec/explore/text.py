@@ -411,10 +411,10 @@ class TextExplorer(Explorer):
                  f" target calls and {generation.draft_calls} draft calls", key=False),
             line(f"characters of the text by origin: accepted {counts['accepted']}, resampled {counts['resampled']}, "
                  f"bonus {counts['bonus']}"),
-            line("α measured in this run: ", bold(f"{shown['measured_alpha']:.3f}"),
-                 f", the share of tested draft characters that passed: {passed} of {tested}",
+            line("α measured in this run: ", bold(f"{shown['measured_alpha']:.3f}"), key=True),
+            line(f"the share of tested draft characters that passed: {passed} of {tested}",
                  f"; {cut} of them came after character {len(generation.text)}, where the text stops, so "
-                 f"{counts['accepted']} are in the text" if cut else "", key=True),
+                 f"{counts['accepted']} are in the text" if cut else ""),
             line("α averaged over the contexts the run visited, ᾱ = ", bold(mean),
                  ": what the measured α is expected to be; the theory below uses ᾱ", key=False),
             line("characters per target call: ", bold(f"{shown['tokens_per_target_call']:.2f}"), " in this run",
