@@ -9,7 +9,7 @@ from matplotlib.text import Text
 import specdec
 from specdec import hardware, palette
 from specdec.explore import TimelineExplorer, presentation
-from specdec.explore.frame import COMPACT_FIGURE_INCHES, png_bytes
+from specdec.explore.figure_kit import COMPACT_FIGURE_INCHES, DPI, png_bytes
 from specdec.explore.timeline import PLAIN_ROW, SPECULATIVE_ROW, TIMELINE_TOKENS, TOKEN_ROW, TimelineFigure, ms
 from specdec.limits import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
 
@@ -25,7 +25,7 @@ def explorer():
 
 
 def assert_view_matches_the_cost_model(explorer):
-    values = {name: control.value for name, control in explorer.controls.items()}
+    values = {name: control.value for name, control in explorer.controls.items() if name != "opening"}
     shown = explorer.shown
     chip = hardware.with_pass_overhead(hardware.ACCELERATORS[values["accelerator"]], values["pass_time"] / 1e3)
     target, draft = (hardware.MODELS[name] for name in values["pair"])
@@ -33,7 +33,13 @@ def assert_view_matches_the_cost_model(explorer):
     assert (shown["accelerator"], shown["target"], shown["draft"]) == (values["accelerator"], target.name, draft.name)
     assert (shown["gamma"], shown["alpha"], shown["batch"], shown["seed"]) == (g, a, b, s)
     assert shown["chip"] == chip and shown["size_ratio"] == hardware.size_ratio(target, draft)
-    assert shown["memory"] == hardware.memory_check(chip, target, draft, batch=b)
+    devices = hardware.cluster(chip, hardware.devices_needed(target, chip))
+    assert shown["memory"] == hardware.memory_check(devices, target, draft, batch=b)
+    batches = [size for size in hardware.BATCH_SIZES if size <= max(b, explorer.widest_batch)]
+    assert shown["batches"] == batches and b in batches
+    model, formula = hardware.speedup_against_batch(chip, target, draft, g, a, batches)
+    np.testing.assert_array_equal(shown["model_speedups"], model)
+    np.testing.assert_array_equal(shown["fits"], hardware.batches_that_fit(devices, target, draft, batches))
 
     times = hardware.pass_times(chip, target, draft, g, batch=b)
     timeline = hardware.sample_timeline(chip, target, draft, g, a, batch=b, seed=s, tokens=TIMELINE_TOKENS)
@@ -59,7 +65,7 @@ def assert_view_matches_the_cost_model(explorer):
     assert f"speculative, this seed: {ms(shown['speculative_ms_per_token'] / 1e3)} ms" in text
     assert not re.search(r"\de[+-]?\d", text), text  # no scientific notation
     assert ("needs" in text) == (hardware.devices_needed(target, chip) > 1)
-    assert ("more than the" in text) == (not shown["memory"].fits)
+    assert ("this batch does not fit" in text) == (not shown["memory"].fits)
     for word in ("SPEC", "contract", "nbval"):
         assert word not in text
 
@@ -69,6 +75,8 @@ def assert_view_matches_the_cost_model(explorer):
     tiles = sum(len(picture.lanes[o].get_paths()) for o in ("accepted", "resampled", "bonus"))
     assert tiles == timeline.speculative_tokens
     assert len(picture.lanes["draft"].get_paths()) == g * steps
+    assert list(picture.model_curve.get_xdata()) == batches
+    assert list(picture.no_fit_marker.get_xdata()) == [size for size, fits in zip(batches, shown["fits"]) if not fits]
 
 
 def test_the_first_view(explorer):
@@ -76,7 +84,8 @@ def test_the_first_view(explorer):
     assert explorer.shown["pair"] == hardware.DEFAULT_PAIR and explorer.shown["pass_time"] == 1.3
     assert explorer.shown["implied_c"] == pytest.approx(21.2, abs=0.05)
     assert round(explorer.shown["formula_speedup"], 2) == 2.83
-    assert "Llama 3.1 70B needs 2 × 80 GB for its weights alone" in explorer.shown["readout"].text()
+    assert "Llama 3.1 70B needs 2 × 80 GB for its weights" in explorer.shown["readout"].text()
+    assert "need 144 GB of the 160 GB of 2 × H100 SXM" in explorer.shown["readout"].text()
     assert explorer.image.value[:4] == b"\x89PNG"
 
 
@@ -84,6 +93,30 @@ def test_the_key_lines_hold_c_the_time_per_token_and_the_speedups(explorer):
     keys = [key.plain() for key in explorer.shown["readout"].key_lines()]
     assert [key.split(":")[0].split("=")[0].strip() for key in keys] == [
         "implied c", "Time per token, plain", "Speedup, this seed", "expected, cost model"]
+
+
+def test_the_speedup_curve_is_drawn_only_up_to_the_largest_batch_tried():
+    explorer = TimelineExplorer()
+    assert explorer.shown["batches"] == [1]  # the Predict about b = 1024 is not answered on opening
+    explorer.controls["batch"].value = 16
+    explorer.controls["batch"].value = 4
+    assert explorer.shown["batches"] == [1, 2, 4, 8, 16]
+    assert list(explorer.picture.model_curve.get_xdata()) == [1, 2, 4, 8, 16]
+    assert_view_matches_the_cost_model(explorer)
+
+
+def test_opening_settings_puts_every_control_back_with_one_redraw():
+    explorer = TimelineExplorer()
+    opening = {name: control.value for name, control in explorer.controls.items() if name != "opening"}
+    for name, value in [("accelerator", "L4"), ("pair", ("Llama 2 7B", "Llama 160M")), ("gamma", 7),
+                        ("alpha", 0.3), ("batch", 64), ("seed", 9), ("pass_time", 0.2)]:
+        explorer.controls[name].value = value
+    pictures = []
+    explorer.image.observe(lambda change: pictures.append(change["new"]), names="value")
+    explorer.controls["opening"].click()
+    assert {name: explorer.controls[name].value for name in opening} == opening
+    assert len(pictures) == 1
+    assert_view_matches_the_cost_model(explorer)
 
 
 def test_times_in_the_readout_have_no_scientific_notation():
@@ -130,7 +163,7 @@ def test_the_speedup_falls_as_the_batch_grows_on_screen():
 
 def test_starting_values_are_used():
     explorer = TimelineExplorer("L4", ("Llama 2 7B", "Llama 160M"), gamma=2, alpha=0.5, batch=8, seed=3, pass_time=0)
-    assert {name: c.value for name, c in explorer.controls.items()} == {
+    assert {name: c.value for name, c in explorer.controls.items() if name != "opening"} == {
         "accelerator": "L4", "pair": ("Llama 2 7B", "Llama 160M"),
         "gamma": 2, "alpha": 0.5, "batch": 8, "seed": 3, "pass_time": 0.0}
     assert_view_matches_the_cost_model(explorer)
@@ -165,7 +198,8 @@ def draw(picture, gamma=4, alpha=0.7, batch=1, seed=5, accelerator=H100):
     positions, target = hardware.roofline(TARGET, accelerator, batch=batch, max_positions=1024)
     _, draft = hardware.roofline(DRAFT, accelerator, batch=batch, max_positions=1024)
     model, formula = hardware.speedup_against_batch(accelerator, TARGET, DRAFT, gamma, alpha)
-    picture.update(line, positions, target, draft, list(hardware.BATCH_SIZES), model, formula, batch)
+    fits = hardware.batches_that_fit(accelerator, TARGET, DRAFT)
+    picture.update(line, positions, target, draft, list(hardware.BATCH_SIZES), model, formula, fits, batch)
     return line, (positions, target, draft), (model, formula)
 
 
@@ -224,6 +258,8 @@ def test_roofline_and_batch_curves_are_the_numbers_given(picture):
     assert picture.verify_marker.get_ydata()[0] == pytest.approx(target[6] * 1e3)
     ridge = picture.ridge_line.get_xdata()[0]
     assert target[ridge - 2] == target[0] < target[ridge - 1]  # the first t that costs more than t = 1
+    fits = hardware.batches_that_fit(H100, TARGET, DRAFT)
+    assert list(picture.no_fit_marker.get_xdata()) == np.array(hardware.BATCH_SIZES)[~fits].tolist()
     np.testing.assert_allclose(picture.model_curve.get_ydata(), model)
     np.testing.assert_allclose(picture.formula_curve.get_ydata(), formula)
     assert picture.batch_marker.get_xdata()[0] == 64
@@ -256,21 +292,26 @@ def test_fast_redraw_matches_a_full_render_after_changes(picture):
         assert (np.abs(shown - full).max(axis=2) > 0).mean() <= 0.005
 
 
-def test_presentation_mode_stacks_the_three_panels_with_their_legends_beside_them():
+def test_presentation_mode_stacks_the_three_panels_with_one_legend_beside_them():
     presentation(scale=1.5)
     try:
         compact = TimelineFigure()
     finally:
         presentation(False)
     draw(compact)
-    assert tuple(compact.figure.get_size_inches()) == COMPACT_FIGURE_INCHES
+    pixels_wide_and_high = compact.figure.get_size_inches() * compact.figure.dpi
+    assert np.allclose(pixels_wide_and_high, np.array(COMPACT_FIGURE_INCHES) * DPI * 1.5)
     columns = {axes.get_subplotspec().colspan for axes in compact.figure.axes}
     rows = [axes.get_subplotspec().rowspan.start for axes in
             (compact.timeline_axes, compact.roofline_axes, compact.batch_axes)]
     assert len(columns) == 1 and rows == [0, 1, 2]
     compact.png()
-    for axes in compact.figure.axes:  # each legend starts right of its axes, so it covers no data
-        assert axes.get_legend().get_window_extent().x0 >= axes.get_window_extent().x1
+    (legend,) = compact.figure.legends
+    for axes in compact.figure.axes:  # the legend starts right of every axes, so it covers no data
+        assert axes.get_legend() is None
+        assert legend.get_window_extent().x0 >= axes.get_window_extent().x1
+    labels = [text.get_text() for text in legend.get_texts()]
+    assert labels[:5] == [palette.ROLES[role].label for role in ("target", "draft", "accepted", "resampled", "bonus")]
     assert "\n" not in compact.timeline_title.get_text()
     ordinary = TimelineFigure()
     assert ordinary.roofline_axes.get_subplotspec().rowspan == ordinary.batch_axes.get_subplotspec().rowspan

@@ -26,10 +26,11 @@ from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Re
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
-#: Ticks and fixed limits of the logarithmic speedup axis; positions per sequence on the roofline's axis.
+#: Ticks and fixed limits of the logarithmic speedup axis: room above 11× (the most, γ+1) for the legend.
 SPEEDUP_TICKS = (0.1, 0.25, 0.5, 1, 2, 4, 8)
-SPEEDUP_LIMITS = (0.07, 60)
-ROOFLINE_TICKS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+SPEEDUP_LIMITS = (0.07, 1000)
+#: Ticks of the two log₂ axes, positions per sequence and batch size: every other power of two, readable.
+ROOFLINE_TICKS = (1, 4, 16, 64, 256, 1024)
 #: Tokens in the timeline: several steps, each pass visible.
 TIMELINE_TOKENS = 32
 MILLISECONDS = 1e3
@@ -43,13 +44,6 @@ def _boxes(passes, row) -> list:
     return [[(s, bottom), (s + d, bottom), (s + d, top), (s, top)] for s, d in passes]
 
 
-def _log_ticks(axes, which: str, ticks, labels) -> None:
-    axis = getattr(axes, f"{which}axis")
-    axis.set_major_locator(FixedLocator(ticks))
-    axis.set_minor_locator(NullLocator())
-    getattr(axes, f"set_{which}ticks")(ticks, labels)
-
-
 class TimelineFigure:
     """The three panels, built once; `update` changes their data.
 
@@ -61,14 +55,15 @@ class TimelineFigure:
     >>> _, draft = hardware.roofline(7e9, h100, max_positions=1024)
     >>> picture = TimelineFigure()
     >>> picture.update(timeline, positions, target, draft, batches=[1, 2], model_speedups=[2.4, 2.4],
-    ...                formula_speedups=[2.4, 2.4], batch=1)
+    ...                formula_speedups=[2.4, 2.4], fits=[True, False], batch=1)
     >>> len(picture.lanes["plain"].get_paths())
     12
     """
 
     def __init__(self):
-        # Presentation mode: three rows, each legend beside its axes, fewer ticks, shorter labels.
+        # Presentation mode: three rows, one legend beside them all, fewer ticks, shorter labels.
         self.compact = compact()
+        self.legend_handles = []  # the compact layout's one legend
         with styled():
             self.figure = new_figure(10.0, 5.9, compact_size=COMPACT_FIGURE_INCHES)
             if self.compact:
@@ -81,19 +76,35 @@ class TimelineFigure:
             self._build_timeline(self.timeline_axes)
             self._build_roofline(self.roofline_axes)
             self._build_batch(self.batch_axes)
+            if self.compact:
+                self.figure.legend(handles=self.legend_handles, loc="outside right center", handlelength=1.5)
         self.fast = FastRedraw(self.figure, changing=[
             *self.lanes.values(), self.timeline_title, self.plain_end, self.speculative_end, self.target_curve,
             self.draft_curve, self.plain_marker, self.verify_marker, self.draft_marker, self.ridge_line,
-            self.model_curve, self.formula_curve, self.batch_marker,
+            self.model_curve, self.formula_curve, self.batch_marker, self.no_fit_marker,
         ], occasional=[self.timeline_axes.xaxis, self.roofline_axes.yaxis])
         self._limits = None
 
     def _short(self, compact_text: str, text: str) -> str:
         return compact_text if self.compact else text
 
+    def _legend(self, axes, handles, **place) -> None:
+        """The legend of one panel; in the compact layout its entries join the one legend beside the panels."""
+        if self.compact:
+            self.legend_handles += handles
+        else:
+            axes.legend(handles=handles, **place)
+
+    def _log_axis(self, axes, which: str, ticks, labels, limits) -> None:
+        axis = getattr(axes, f"{which}axis")
+        getattr(axes, f"set_{which}scale")("log", base=2 if which == "x" else 10)
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_minor_locator(NullLocator())
+        getattr(axes, f"set_{which}ticks")(ticks, labels)
+        getattr(axes, f"set_{which}lim")(*limits)
+
     def _build_timeline(self, axes):
-        edges = dict(edgecolor="white", linewidth=0.5)
-        self.lanes = {name: PolyCollection([], **edges, **role_style(role)) for name, role in
+        self.lanes = {name: PolyCollection([], edgecolor="white", linewidth=0.5, **role_style(role)) for name, role in
                       (("plain", "target"), ("target", "target"), ("accepted", "accepted"),
                        ("resampled", "resampled"), ("bonus", "bonus"))}
         # No white gap around a draft pass: with a cheap draft, a pass is a pixel or two wide.
@@ -102,23 +113,18 @@ class TimelineFigure:
         for collection in self.lanes.values():
             axes.add_collection(collection)
         done = dict(color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--")
-        self.plain_end = axes.axvline(1.0, **done)
-        self.speculative_end = axes.axvline(1.0, **{**done, "linestyle": ":"})
+        self.plain_end = axes.axvline(1.0, **done, label="plain done")
+        self.speculative_end = axes.axvline(1.0, **{**done, "linestyle": ":"}, label="speculative done")
         axes.set_ylim(0.3, 3.5)
         axes.set_yticks([sum(PLAIN_ROW) / 2, sum(SPECULATIVE_ROW) / 2, sum(TOKEN_ROW) / 2],
                         ["plain", "speculative", "tokens out"] if self.compact else
                         ["plain:\ntarget passes", "speculative:\npasses", "speculative:\ntokens out"])
-        axes.set_xlabel("time (ms)")
-        axes.set_xlim(0, 1)
+        axes.set(xlabel="time (ms)", xlim=(0, 1))
         self.timeline_title = axes.set_title(" ")
-        # Ordinary layout: seven entries in one row fit the 8.75 in figure only at 9 pt (12 px, the minimum).
-        place = (dict(loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=1) if self.compact else
-                 dict(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=7, fontsize=9))
-        axes.legend(handles=[
-            role_patch("target", "target pass"), role_patch("draft", "draft pass"), role_patch("accepted"),
-            role_patch("resampled"), role_patch("bonus"), Line2D([], [], **done, label="plain done"),
-            Line2D([], [], **{**done, "linestyle": ":"}, label="speculative done"),
-        ], **place, frameon=False, handlelength=1.6, columnspacing=1.0)
+        roles = [role_patch("target", self._short("", "target pass")), role_patch("draft", self._short("", "draft pass")),
+                 role_patch("accepted"), role_patch("resampled"), role_patch("bonus")]
+        self._legend(axes, roles + [self.plain_end, self.speculative_end], loc="upper center",
+                     bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False, handlelength=1.6, columnspacing=1.0)
 
     def _build_roofline(self, axes):
         target, draft = palette.ROLES["target"], palette.ROLES["draft"]
@@ -128,51 +134,54 @@ class TimelineFigure:
                                         label=draft.labelled("one pass"))
         marker = dict(linestyle="none", markeredgecolor=palette.HIGHLIGHT, markeredgewidth=1.5, zorder=5)
         (self.plain_marker,) = axes.plot([1], [1], marker="o", markersize=9, markerfacecolor="white",
-                                         label="plain step, t = 1", **marker)
+                                         label=self._short("t = 1", "plain step, t = 1"), **marker)
         (self.verify_marker,) = axes.plot([1], [1], marker="*", markersize=15, markerfacecolor=palette.HIGHLIGHT,
-                                          label="verify pass, t = γ+1", **marker)
+                                          label=self._short("t = γ+1", "verify, t = γ+1"), **marker)
         (self.draft_marker,) = axes.plot([1], [1], marker="s", markersize=7, markerfacecolor=draft.colour, **marker)
-        self.ridge_line = axes.axvline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
-                                       label="target turns compute-bound")
-        axes.set_xscale("log", base=2)
+        self.ridge_line = axes.axvline(1.0, color=palette.NEUTRAL, linestyle="-.", linewidth=1.5,
+                                       label=self._short("compute-bound", "compute-bound from here"))
+        self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.8, ROOFLINE_TICKS[-1] * 1.25))
         axes.set_yscale("log")
-        ticks = ROOFLINE_TICKS[::2] if self.compact else ROOFLINE_TICKS  # 1, 4, 16, …: room for each label
-        _log_ticks(axes, "x", ticks, [str(t) for t in ticks])
-        axes.set_xlim(0.8, ROOFLINE_TICKS[-1] * 1.25)
-        axes.set(xlabel=self._short("positions per sequence, t (log)", "positions scored per sequence, t (log scale)"),
+        axes.set(xlabel=self._short("positions per sequence, t", "positions scored per sequence, t (log scale)"),
                  ylabel=self._short("ms (log)", "time of one pass (ms, log)"),
-                 title=self._short("One pass against t", "One pass: flat while reading weights dominates"))
-        axes.legend(**self._legend_place(), framealpha=0.9, ncol=1 if self.compact else 2, columnspacing=0.8,
-                    fontsize=None if self.compact else 9)  # 9 pt: the ordinary panel holds it only at that size
+                 title=self._short("One pass", "One pass: flat while memory-bound"))
+        curves = [self.target_curve, self.draft_curve] if not self.compact else []  # compact: the roles' colours
+        self._legend(axes, curves + [self.plain_marker, self.verify_marker, self.ridge_line], loc="upper left",
+                     framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)  # 9 pt: fits inside
 
     def _build_batch(self, axes):
-        axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5, label="1× (plain decoding)")
+        plain = axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5, label=self._short("1×", "1× (plain)"))
         (self.formula_curve,) = axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=2, marker=".",
-                                          label="speedup(α, γ, c): verify free")
+                                          label=self._short("verify free", "speedup(α, γ, c), verify free"))
         (self.model_curve,) = axes.plot([1], [1], color=palette.HIGHLIGHT, linewidth=2, marker=".",
                                         label="cost model")
         (self.batch_marker,) = axes.plot([1], [1], linestyle="none", marker="o", markersize=11, markerfacecolor="none",
-                                         markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="this batch")
-        axes.set_xscale("log", base=2)
-        axes.set_yscale("log")
+                                         markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2,
+                                         label=self._short("this b", "this batch"))
+        (self.no_fit_marker,) = axes.plot([1], [1], linestyle="none", marker="x", markersize=8, color=palette.HIGHLIGHT,
+                                          markeredgewidth=2, label="not in memory")
         speedup_ticks = (0.25, 1, 4) if self.compact else SPEEDUP_TICKS
-        _log_ticks(axes, "y", speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks])
-        axes.set_ylim(*SPEEDUP_LIMITS)
-        axes.set_xlim(0.7, 1024 * 1.45)
-        batch_ticks = [1, 4, 16, 64, 256, 1024]
-        _log_ticks(axes, "x", batch_ticks, [str(t) for t in batch_ticks])
-        axes.set(xlabel=self._short("batch size b (log)", "batch size b (sequences together, log scale)"),
-                 ylabel=self._short("speedup (log)", "expected speedup (×, log)"),
-                 title=self._short("Speedup against batch b", "Expected speedup against batch size"))
-        axes.legend(**self._legend_place("upper right"), framealpha=0.9, fontsize=None if self.compact else 9)
+        self._log_axis(axes, "y", speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks],
+                       (SPEEDUP_LIMITS[0], 60 if self.compact else SPEEDUP_LIMITS[1]))  # compact: no legend inside
+        self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.7, 1024 * 1.45))
+        axes.set(xlabel=self._short("batch size b", "batch size b (log scale)"),
+                 ylabel=self._short("speedup", "expected speedup (×, log)"),
+                 title=self._short("Speedup, b tried", "Speedup at the batch sizes tried"))
+        self._legend(axes, [plain, self.formula_curve, self.model_curve, self.batch_marker, self.no_fit_marker],
+                     loc="upper right", framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)
 
-    def _legend_place(self, inside: str = "upper left") -> dict:
-        """Where a lower panel's legend goes: inside the axes, or beside them in the compact layout."""
-        return dict(loc="center left", bbox_to_anchor=(1.01, 0.5)) if self.compact else dict(loc=inside)
+    @property
+    def ticks(self) -> tuple:
+        """Ticks of the two log₂ axes: fewer in the compact layout, so that their labels stay apart."""
+        return ROOFLINE_TICKS[::2] if self.compact else ROOFLINE_TICKS
 
     def update(self, timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
-               formula_speedups, batch) -> None:
-        """Show a `specdec.hardware.Timeline`, the two roofline curves and the speedup against batch."""
+               formula_speedups, fits, batch) -> None:
+        """Show a `specdec.hardware.Timeline`, the two roofline curves and the speedup against batch.
+
+        The speedup curves are drawn at `batches` (the batch sizes to show), with `fits` (whether each
+        fits in memory) and `batch` ringed.
+        """
         def spans(passes):
             return [(p.start * MILLISECONDS, p.duration * MILLISECONDS) for p in passes]
 
@@ -193,7 +202,7 @@ class TimelineFigure:
         self.plain_end.set_xdata([plain_end, plain_end])
         self.speculative_end.set_xdata([speculative_end, speculative_end])
         self.timeline_title.set_text(
-            f"plain {plain_end:,.0f} ms, speculative {speculative_end:,.0f} ms" if self.compact else
+            f"plain {plain_end:,.0f}, speculative {speculative_end:,.0f} ms" if self.compact else
             f"{timeline.tokens} tokens: plain {plain_end:,.1f} ms; speculative {speculative_end:,.1f} ms "
             f"for {timeline.speculative_tokens} tokens in {len(timeline.step_counts)} steps (this seed)")
 
@@ -211,6 +220,8 @@ class TimelineFigure:
         self.model_curve.set_data(batches, model_speedups)
         self.formula_curve.set_data(batches, formula_speedups)
         self.batch_marker.set_data([batch], [model_speedups[list(batches).index(batch)]])
+        fits = np.asarray(fits, dtype=bool)
+        self.no_fit_marker.set_data(np.asarray(batches)[~fits], np.asarray(model_speedups)[~fits])
 
         limits = (max(plain_end, speculative_end) * 1.02, min(target_ms.min(), draft_ms.min()) / 1.6,
                   max(target_ms.max(), draft_ms.max()) * 150)  # headroom above the curves for the legend
@@ -277,13 +288,17 @@ class TimelineExplorer(Explorer):
     Attributes
     ----------
     controls : dict
-        ``"accelerator"``, ``"pair"`` (dropdowns), ``"gamma"``, ``"alpha"``, ``"batch"``, ``"seed"``, ``"pass_time"``.
+        ``"accelerator"``, ``"pair"`` (dropdowns), ``"gamma"``, ``"alpha"``, ``"batch"``, ``"seed"``, ``"pass_time"``,
+        and the button ``"opening"`` (every control back where the explorer opened).
     shown : dict
         Those values, ``target`` and ``draft`` (names), ``chip`` (the `specdec.hardware.Accelerator` with
         that fixed time), ``times`` (`specdec.hardware.PassTimes`), ``timeline`` (`specdec.hardware.Timeline`),
         ``implied_c``, ``size_ratio``, ``plain_ms_per_token``, ``speculative_ms_per_token`` (this seed),
         ``expected_ms_per_token``, ``sampled_speedup``, ``expected_speedup``, ``formula_speedup``, ``devices``
-        (devices the target's weights need) and ``memory`` (`specdec.hardware.MemoryCheck`).
+        (devices the target's weights need), ``memory`` (`specdec.hardware.MemoryCheck` on those devices), the speedup
+        curve: ``batches`` (the batch sizes up to the largest tried so far, so that the curve does not
+        answer a question about large batches before the learner tries one), ``model_speedups``,
+        ``formula_speedups`` and ``fits`` (whether each fits in memory).
 
     Examples
     --------
@@ -315,9 +330,20 @@ class TimelineExplorer(Explorer):
             "pass_time": widgets.FloatSlider(value=pass_time, min=0.0, max=PASS_TIME_SLIDER_MAX_MS, step=0.1,
                                              readout_format=".1f", description="fixed time per pass (ms)", **label),
         }
-        super().__init__(controls, [["accelerator", "pair"], ["gamma", "alpha"], ["batch", "seed", "pass_time"]],
-                         TimelineFigure(), compact_rows=([["accelerator"], ["gamma"], ["batch"]],
-                                                         [["pair"], ["alpha", "seed"], ["pass_time"]]))
+        self.opening = {name: control.value for name, control in controls.items()}
+        controls["opening"] = widgets.Button(description="opening settings",
+                                             tooltip="put every control back where the explorer opened")
+        self.widest_batch = batch  # the speedup curve is drawn up to the largest batch size tried
+        super().__init__(controls, [["accelerator", "pair", "opening"], ["gamma", "alpha"],
+                                    ["batch", "seed", "pass_time"]], TimelineFigure(),
+                         compact_rows=([["accelerator", "opening"], ["gamma"], ["batch"]],
+                                       [["pair"], ["alpha", "seed"], ["pass_time"]]))
+        self.on_click("opening", self.open_again)
+
+    def open_again(self) -> None:
+        """Put every control back where the explorer opened (the speedup curve keeps the batch sizes tried)."""
+        for name, value in self.opening.items():
+            self.controls[name].value = value
 
     def compute(self) -> dict:
         chip = hardware.with_pass_overhead(hardware.ACCELERATORS[self.value("accelerator")],
@@ -328,15 +354,21 @@ class TimelineExplorer(Explorer):
         timeline = hardware.sample_timeline(chip, big, small, g, a, batch=b, seed=s, tokens=TIMELINE_TOKENS)
         positions, target_seconds = hardware.roofline(big, chip, batch=b, max_positions=ROOFLINE_TICKS[-1])
         _, draft_seconds = hardware.roofline(small, chip, batch=b, max_positions=ROOFLINE_TICKS[-1])
-        model_speedups, formula_speedups = hardware.speedup_against_batch(chip, big, small, g, a)
-        self.picture.update(timeline, positions, target_seconds, draft_seconds, list(hardware.BATCH_SIZES),
-                            model_speedups, formula_speedups, b)
+        self.widest_batch = max(self.widest_batch, b)
+        batches = [size for size in hardware.BATCH_SIZES if size <= self.widest_batch]
+        model_speedups, formula_speedups = hardware.speedup_against_batch(chip, big, small, g, a, batches)
+        devices = hardware.cluster(chip, hardware.devices_needed(big, chip))  # as many as the weights need
+        fits = hardware.batches_that_fit(devices, big, small, batches)
+        self.picture.update(timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
+                            formula_speedups, fits, b)
         times = timeline.times
         return {
             "accelerator": self.value("accelerator"), "pair": (target, draft), "target": target, "draft": draft,
             "gamma": g, "alpha": a, "batch": b, "seed": s, "pass_time": self.value("pass_time"), "chip": chip,
             "times": times, "timeline": timeline, "implied_c": times.implied_c,
-            "size_ratio": hardware.size_ratio(big, small), "memory": times.memory,
+            "size_ratio": hardware.size_ratio(big, small), "batches": batches,
+            "memory": hardware.memory_check(devices, big, small, batch=b),
+            "model_speedups": model_speedups, "formula_speedups": formula_speedups, "fits": fits,
             "plain_ms_per_token": timeline.plain_time_per_token * MILLISECONDS,
             "speculative_ms_per_token": timeline.speculative_time_per_token * MILLISECONDS,
             "expected_ms_per_token": timeline.plain_time_per_token * MILLISECONDS / timeline.expected_speedup,
@@ -348,16 +380,19 @@ class TimelineExplorer(Explorer):
         times, timeline, chip, memory = shown["times"], shown["timeline"], shown["chip"], shown["memory"]
         overhead = times.verify_overhead
         verify = "free: same time as one position" if overhead == 1.0 else f"{overhead:.2f}× a plain pass"
-        needed, capacity = f"{memory.needed / 1e9:,.0f} GB", f"{memory.capacity / 1e9:,.0f} GB"
-        weights = f"; {shown['target']} needs {shown['devices']} × {capacity} for its weights alone"
-        memory_line = line(f"Memory: {needed} for weights and KV caches (bf16), of {capacity}") if memory.fits else \
-            line(f"Memory: {needed} for weights and KV caches (bf16), more than the {capacity} of one {chip.name}"
-                 f"{weights if shown['devices'] > 1 else ''}; the model keeps one device's numbers and leaves out "
-                 "the communication.")
+        devices = shown["devices"]
+        on = f"one {chip.name}" if devices == 1 else f"{devices} × {chip.name}, as many as the weights need"
+        needed = f"Memory: weights and KV caches (bf16) need {memory.needed / 1e9:,.0f} GB"
+        capacity = f"the {memory.capacity / 1e9:,.0f} GB of {on}"
+        memory_lines = [line(f"{needed} of {capacity}" if memory.fits else
+                             f"{needed}, more than {capacity}: this batch does not fit")]
+        if devices > 1:
+            memory_lines.append(line(f"{shown['target']} needs {devices} × {chip.memory_capacity / 1e9:.0f} GB for its "
+                                     "weights; the model keeps one device's times and leaves out the communication."))
         return Readout([
             line(f"{chip.name}: {chip.memory_bandwidth / 1e12:.3g} TB/s, {chip.peak_flops / 1e12:.3g} TFLOP/s; "
                  f"compute-bound past {chip.ridge:.0f} FLOP/byte; {shown['pass_time']:.1f} ms fixed per pass"),
-            memory_line,
+            *memory_lines,
             line("One target pass: ", bold(f"{ms(times.target_decode)} ms"), key=False),
             line(f"Verify pass (γ+1 = {shown['gamma'] + 1} positions): {ms(times.target_verify)} ms ({verify})"),
             line(f"One draft pass: {ms(times.draft_pass)} ms"),
