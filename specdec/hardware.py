@@ -51,6 +51,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import validation
+from .validation import Constraint, CostRatio, Count, InstanceOf, OrNone, PositiveNumber, Probability, checked
 from .core import expected_tokens
 from .sampling import sample_steps
 from .theory import speedup
@@ -247,6 +248,67 @@ class _Shape:
     vocabulary: str
 
 
+# --- What each argument must be: one declaration per public function (specdec.validation.checked) ---------
+
+
+class AcceleratorSpec(Constraint):
+    """An `Accelerator` with finite positive peaks and a fixed time per pass in [0, 1] s."""
+
+    def __call__(self, value, name, arguments):
+        return _accelerator(value)
+
+
+class ModelSpec(Constraint):
+    """A `Model`, or a number of parameters > 0; the function receives the model's numbers (`_Shape`)."""
+
+    def __call__(self, value, name, arguments):
+        return _shape(value, name)
+
+
+class ModelPair(Constraint):
+    """`target` and `draft` together: the draft no larger than the target, over the same vocabulary."""
+
+    def __init__(self, target: str = "target", draft: str = "draft"):
+        self.target, self.draft = target, draft
+
+    def update(self, arguments):
+        arguments[self.target], arguments[self.draft] = _pair(arguments[self.target], arguments[self.draft])
+
+
+class DraftContext(Constraint):
+    """None (the draft keeps the whole context) or a count, capped at the `context` declared before it."""
+
+    def __call__(self, value, name, arguments):
+        return _draft_context(value, arguments["context"])
+
+
+class BatchSizes(Constraint):
+    """A sequence of 1 … 1,000 batch sizes, each in 1 … MAX_BATCH, as a list of ints."""
+
+    def __call__(self, value, name, arguments):
+        return _batches(value)
+
+
+class PassOverhead(Constraint):
+    """A fixed time per pass in seconds, in [0, MAX_PASS_OVERHEAD], as a float."""
+
+    def __call__(self, value, name, arguments):
+        return _overhead(value, name)
+
+
+class PeakFraction(Constraint):
+    """A fraction of a peak, in (0, 1], as a float."""
+
+    def __call__(self, value, name, arguments):
+        return _fraction(value, name)
+
+
+BATCH = Count(1, MAX_BATCH)
+CONTEXT = Count(0, MAX_CONTEXT)
+GAMMA = Count(0, MAX_POSITIONS - 1)
+
+
+@checked(model=ModelSpec(), accelerator=AcceleratorSpec(), batch=BATCH, positions=Count(1, MAX_POSITIONS), context=CONTEXT)
 def forward_pass_time(model, accelerator, batch=1, positions=1, context=DEFAULT_CONTEXT) -> float:
     """Seconds one forward pass takes: the fixed time per pass, plus the larger of memory and compute time.
 
@@ -276,12 +338,7 @@ def forward_pass_time(model, accelerator, batch=1, positions=1, context=DEFAULT_
     >>> round(forward_pass_time(70e9, h100, positions=1000) / one, 2)  # past the ridge: compute-bound
     3.39
     """
-    shape = _shape(model)
-    accelerator = _accelerator(accelerator)
-    batch = validation.count(batch, "batch", 1, MAX_BATCH)
-    positions = validation.count(positions, "positions", 1, MAX_POSITIONS)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    return _pass_time(shape, accelerator, batch, positions, context)
+    return _pass_time(model, accelerator, batch, positions, context)
 
 
 def _pass_time(shape, accelerator, batch, positions, context) -> float:
@@ -291,6 +348,8 @@ def _pass_time(shape, accelerator, batch, positions, context) -> float:
     return accelerator.pass_overhead + roofline_time
 
 
+@checked(model=ModelSpec(), accelerator=AcceleratorSpec(), batch=BATCH, max_positions=Count(1, MAX_POSITIONS),
+         context=CONTEXT)
 def roofline(model, accelerator, batch=1, max_positions=64, context=DEFAULT_CONTEXT):
     """Pass time against positions scored per sequence, t = 1 … `max_positions`.
 
@@ -306,11 +365,7 @@ def roofline(model, accelerator, batch=1, max_positions=64, context=DEFAULT_CONT
     >>> bool(seconds[7] == seconds[0]), int(positions[np.argmax(seconds > seconds[0])])  # first t that costs more
     (True, 296)
     """
-    shape = _shape(model)
-    accelerator = _accelerator(accelerator)
-    batch = validation.count(batch, "batch", 1, MAX_BATCH)
-    max_positions = validation.count(max_positions, "max_positions", 1, MAX_POSITIONS)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
+    shape = model
     positions = np.arange(1, max_positions + 1)
     memory = (BF16_BYTES * shape.parameters + batch * context * shape.kv_bytes) / accelerator.memory_bandwidth
     compute = (2.0 * shape.parameters + context * shape.attention_flops) * batch * positions / accelerator.peak_flops
@@ -336,6 +391,7 @@ class MemoryCheck:
         return self.needed <= self.capacity
 
 
+@checked(ModelPair(), accelerator=AcceleratorSpec(), batch=BATCH, context=CONTEXT, draft_context=DraftContext())
 def memory_check(accelerator, target, draft, batch=1, context=DEFAULT_CONTEXT, draft_context=None) -> MemoryCheck:
     """Memory the weights and the KV caches of a batch need, against the accelerator's.
 
@@ -349,12 +405,7 @@ def memory_check(accelerator, target, draft, batch=1, context=DEFAULT_CONTEXT, d
     >>> round(check.kv_cache / 1e9), round(check.capacity / 1e9), check.fits
     (378, 160, False)
     """
-    accelerator = _accelerator(accelerator)
-    target_shape, draft_shape = _pair(target, draft)
-    batch = validation.count(batch, "batch", 1, MAX_BATCH)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    draft_context = _draft_context(draft_context, context)
-    return _memory(accelerator, target_shape, draft_shape, batch, context, draft_context)
+    return _memory(accelerator, target, draft, batch, context, draft_context)
 
 
 def _memory(accelerator, target_shape, draft_shape, batch, context, draft_context) -> MemoryCheck:
@@ -363,6 +414,8 @@ def _memory(accelerator, target_shape, draft_shape, batch, context, draft_contex
     return MemoryCheck(weights, kv_cache, accelerator.memory_capacity)
 
 
+@checked(ModelPair(), accelerator=AcceleratorSpec(), batches=OrNone(BatchSizes()), context=CONTEXT,
+         draft_context=DraftContext())
 def batches_that_fit(accelerator, target, draft, batches=None, context=DEFAULT_CONTEXT, draft_context=None):
     """For each batch size, whether `memory_check` finds that it fits (a bool array).
 
@@ -372,13 +425,8 @@ def batches_that_fit(accelerator, target, draft, batches=None, context=DEFAULT_C
     ...                  [1, 16, 32, 64]).tolist()
     [True, True, True, False]
     """
-    accelerator = _accelerator(accelerator)
-    target_shape, draft_shape = _pair(target, draft)
-    batches = _batches(BATCH_SIZES if batches is None else batches)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    draft_context = _draft_context(draft_context, context)
-    return np.array([_memory(accelerator, target_shape, draft_shape, b, context, draft_context).fits
-                     for b in batches])
+    return np.array([_memory(accelerator, target, draft, b, context, draft_context).fits
+                     for b in (BATCH_SIZES if batches is None else batches)])
 
 
 @dataclass(frozen=True)
@@ -428,6 +476,7 @@ class PassTimes:
         return expected_tokens(alpha, self.gamma) * self.target_decode / self.step_time
 
 
+@checked(ModelPair(), accelerator=AcceleratorSpec(), gamma=GAMMA, batch=BATCH, context=CONTEXT, draft_context=DraftContext())
 def pass_times(accelerator, target, draft, gamma, batch=1, context=DEFAULT_CONTEXT, draft_context=None) -> PassTimes:
     """Time of the three kinds of pass for a target/draft pair on one accelerator.
 
@@ -454,13 +503,7 @@ def pass_times(accelerator, target, draft, gamma, batch=1, context=DEFAULT_CONTE
     >>> round(big.verify_overhead, 2), round(big.speedup(0.8), 2), big.memory.fits  # not free, and too big
     (2.71, 0.92, False)
     """
-    accelerator = _accelerator(accelerator)
-    target_shape, draft_shape = _pair(target, draft)
-    gamma = validation.count(gamma, "gamma", 0, MAX_POSITIONS - 1)
-    batch = validation.count(batch, "batch", 1, MAX_BATCH)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    draft_context = _draft_context(draft_context, context)
-    return _pass_times(accelerator, target_shape, draft_shape, gamma, batch, context, draft_context)
+    return _pass_times(accelerator, target, draft, gamma, batch, context, draft_context)
 
 
 def _pass_times(accelerator, target_shape, draft_shape, gamma, batch, context, draft_context) -> PassTimes:
@@ -474,20 +517,22 @@ def _pass_times(accelerator, target_shape, draft_shape, gamma, batch, context, d
     )
 
 
+@checked(ModelPair())
 def size_ratio(target, draft) -> float:
     """Target parameters ÷ draft parameters: c of a pure roofline at batch 1 without KV cache.
 
     >>> round(size_ratio(MODELS["Llama 3.1 70B"], MODELS["Llama 3.1 8B"]), 2)
     8.79
     """
-    target_shape, draft_shape = _pair(target, draft)
-    return target_shape.parameters / draft_shape.parameters
+    return target.parameters / draft.parameters
 
 
 #: Batch sizes of `speedup_against_batch` when none are given: powers of two, 1 … 1024.
 BATCH_SIZES = tuple(2 ** k for k in range(11))
 
 
+@checked(ModelPair(), accelerator=AcceleratorSpec(), gamma=GAMMA, alpha=Probability(), batches=BatchSizes(),
+         context=CONTEXT, draft_context=DraftContext())
 def speedup_against_batch(accelerator, target, draft, gamma, alpha, batches=BATCH_SIZES,
                           context=DEFAULT_CONTEXT, draft_context=None):
     """Expected speedup at each batch size, by the cost model and by notebook 04's formula.
@@ -508,30 +553,23 @@ def speedup_against_batch(accelerator, target, draft, gamma, alpha, batches=BATC
     >>> np.round(model, 2).tolist(), np.round(formula, 2).tolist()
     ([2.23, 2.11, 0.62], [2.23, 2.23, 2.35])
     """
-    accelerator = _accelerator(accelerator)
-    target_shape, draft_shape = _pair(target, draft)
-    gamma = validation.count(gamma, "gamma", 0, MAX_POSITIONS - 1)
-    alpha = validation.probability(alpha, "alpha")
-    batches = _batches(batches)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    draft_context = _draft_context(draft_context, context)
-    runs = [_pass_times(accelerator, target_shape, draft_shape, gamma, b, context, draft_context) for b in batches]
+    runs = [_pass_times(accelerator, target, draft, gamma, b, context, draft_context) for b in batches]
     model = np.array([times.speedup(alpha) for times in runs])
     formula = np.array([speedup(alpha, gamma, times.implied_c) for times in runs])
     return model, formula
 
 
+@checked(model=ModelSpec(), accelerator=AcceleratorSpec())
 def devices_needed(model, accelerator) -> int:
     """How many of `accelerator` the weights need in bf16 (KV cache not counted; see `memory_check`).
 
     >>> devices_needed(MODELS["Llama 3.1 70B"], ACCELERATORS["H100 SXM"])
     2
     """
-    shape = _shape(model)
-    accelerator = _accelerator(accelerator)
-    return max(1, math.ceil(BF16_BYTES * shape.parameters / accelerator.memory_capacity))
+    return max(1, math.ceil(BF16_BYTES * model.parameters / accelerator.memory_capacity))
 
 
+@checked(accelerator=AcceleratorSpec(), devices=Count(1, MAX_DEVICES))
 def cluster(accelerator, devices) -> Accelerator:
     """`devices` of one accelerator as one: bandwidth, FLOP/s and memory add up; the fixed time does not.
 
@@ -541,8 +579,6 @@ def cluster(accelerator, devices) -> Accelerator:
     >>> pair.name, pair.memory_capacity == 2 * ACCELERATORS["H100 SXM"].memory_capacity
     ('2 × H100 SXM', True)
     """
-    accelerator = _accelerator(accelerator)
-    devices = validation.count(devices, "devices", 1, MAX_DEVICES)
     return replace(
         accelerator,
         name=f"{devices} × {accelerator.name}",
@@ -553,17 +589,17 @@ def cluster(accelerator, devices) -> Accelerator:
     )
 
 
+@checked(accelerator=AcceleratorSpec(), seconds=PassOverhead())
 def with_pass_overhead(accelerator, seconds) -> Accelerator:
     """The accelerator with another fixed time per forward pass (0 for the pure roofline).
 
     >>> with_pass_overhead(ACCELERATORS["H100 SXM"], 0.4e-3).pass_overhead
     0.0004
     """
-    accelerator = _accelerator(accelerator)
-    seconds = _overhead(seconds, "seconds")
     return replace(accelerator, pass_overhead=seconds, overhead_source="set by hand")
 
 
+@checked(accelerator=AcceleratorSpec(), bandwidth_fraction=PeakFraction(), flops_fraction=PeakFraction())
 def at_fraction_of_peak(accelerator, bandwidth_fraction, flops_fraction) -> Accelerator:
     """The accelerator running at fractions of its peak bandwidth and FLOP/s, as real kernels do.
 
@@ -574,9 +610,6 @@ def at_fraction_of_peak(accelerator, bandwidth_fraction, flops_fraction) -> Acce
     >>> round(real.ridge, 1), round(ACCELERATORS["H100 SXM"].ridge, 1)
     (184.5, 295.2)
     """
-    accelerator = _accelerator(accelerator)
-    bandwidth_fraction = _fraction(bandwidth_fraction, "bandwidth_fraction")
-    flops_fraction = _fraction(flops_fraction, "flops_fraction")
     return replace(
         accelerator,
         name=f"{accelerator.name} at {bandwidth_fraction:.0%} / {flops_fraction:.0%} of peak",
@@ -636,6 +669,7 @@ class PaperComparison:
     measured_draft_time_ratio: float | None
 
 
+@checked(run=InstanceOf(PublishedRun, "a PublishedRun (one of specdec.hardware.PUBLISHED_RUNS)"))
 def compare_with_paper(run) -> PaperComparison:
     """The model's c and speedup for a `PublishedRun`, at its γ, batch 1, without KV cache.
 
@@ -645,8 +679,6 @@ def compare_with_paper(run) -> PaperComparison:
     >>> round(t5.flat_c), round(t5.flat_speedup, 2), round(t5.model_c, 1), round(t5.model_speedup, 2)
     (143, 3.43, 13.7, 2.38)
     """
-    if not isinstance(run, PublishedRun):
-        raise TypeError(f"run must be a PublishedRun (one of specdec.hardware.PUBLISHED_RUNS), got {type(run).__name__}")
     flat = pass_times(with_pass_overhead(run.accelerator, 0), run.target_parameters, run.draft_parameters,
                       run.gamma, context=0)
     model = pass_times(run.accelerator, run.target_parameters, run.draft_parameters, run.gamma, context=0)
@@ -663,6 +695,7 @@ def compare_with_paper(run) -> PaperComparison:
     )
 
 
+@checked(target_speedup=PositiveNumber("a speedup"), gamma=Count(1, MAX_POSITIONS - 1), c=CostRatio())
 def alpha_for_speedup(target_speedup, gamma, c) -> float:
     """The acceptance rate α at which speedup(α, γ, c) equals `target_speedup` (found by bisection).
 
@@ -672,9 +705,6 @@ def alpha_for_speedup(target_speedup, gamma, c) -> float:
     >>> round(alpha, 4), round(speedup(alpha, 4, 10), 10)
     (0.7051, 2.0)
     """
-    gamma = validation.count(gamma, "gamma", 1, MAX_POSITIONS - 1)
-    c = validation.cost_ratio(c)
-    target_speedup = validation.positive_number(target_speedup, "target_speedup", "a speedup")
     low, high = speedup(0.0, gamma, c), speedup(1.0, gamma, c)
     if not low <= target_speedup <= high:
         raise ValueError(
@@ -691,6 +721,7 @@ def alpha_for_speedup(target_speedup, gamma, c) -> float:
     return (below + above) / 2
 
 
+@checked(alpha=Probability(), gamma=GAMMA)
 def rows_with_acceptance(alpha, gamma) -> tuple[np.ndarray, np.ndarray]:
     """Target rows (γ+1, 4) and draft rows (γ, 4) whose acceptance rate is exactly α at every position.
 
@@ -702,8 +733,6 @@ def rows_with_acceptance(alpha, gamma) -> tuple[np.ndarray, np.ndarray]:
     >>> target.shape, draft.shape, float(np.minimum(target[0], draft[0]).sum())
     ((3, 4), (2, 4), 0.75)
     """
-    alpha = validation.probability(alpha, "alpha")
-    gamma = validation.count(gamma, "gamma", 0, MAX_POSITIONS - 1)
     target_row = np.array([0.5, 0.5, 0.0, 0.0])
     other_row = np.array([0.0, 0.0, 0.5, 0.5])
     draft_row = alpha * target_row + (1.0 - alpha) * other_row
@@ -767,6 +796,8 @@ class Timeline:
         return speedup(self.alpha, self.times.gamma, self.times.implied_c)
 
 
+@checked(ModelPair(), accelerator=AcceleratorSpec(), gamma=GAMMA, alpha=Probability(), batch=BATCH, seed=Count(),
+         tokens=Count(1, MAX_TIMELINE_TOKENS), context=CONTEXT, draft_context=DraftContext())
 def sample_timeline(accelerator, target, draft, gamma, alpha, batch=1, seed=0, tokens=32,
                     context=DEFAULT_CONTEXT, draft_context=None) -> Timeline:
     """Sample a generation of `tokens` tokens, plain and speculative, and lay its passes on a clock.
@@ -800,17 +831,7 @@ def sample_timeline(accelerator, target, draft, gamma, alpha, batch=1, seed=0, t
     >>> round(line.expected_speedup, 2) == round(line.formula_speedup, 2)  # batch 1, memory-bound
     True
     """
-    accelerator = _accelerator(accelerator)
-    target_shape, draft_shape = _pair(target, draft)
-    gamma = validation.count(gamma, "gamma", 0, MAX_POSITIONS - 1)
-    alpha = validation.probability(alpha, "alpha")
-    batch = validation.count(batch, "batch", 1, MAX_BATCH)
-    seed = validation.count(seed, "seed")
-    tokens = validation.count(tokens, "tokens", 1, MAX_TIMELINE_TOKENS)
-    context = validation.count(context, "context", 0, MAX_CONTEXT)
-    draft_context = _draft_context(draft_context, context)
-
-    times = _pass_times(accelerator, target_shape, draft_shape, gamma, batch, context, draft_context)
+    times = _pass_times(accelerator, target, draft, gamma, batch, context, draft_context)
     plain = tuple(Pass("target", i * times.target_decode, times.target_decode, ("target",))
                   for i in range(tokens))
 
@@ -832,14 +853,13 @@ def sample_timeline(accelerator, target, draft, gamma, alpha, batch=1, seed=0, t
     return Timeline(plain, tuple(speculative), times, alpha, step_counts)
 
 
+@checked(gamma=Count(), count=Count(1, lambda arguments: arguments["gamma"] + 1))
 def step_origins(count, gamma) -> tuple[str, ...]:
     """Origins of the tokens of a step that emitted `count` of at most γ+1 tokens.
 
     >>> step_origins(3, 4), step_origins(5, 4)
     (('accepted', 'accepted', 'resampled'), ('accepted', 'accepted', 'accepted', 'accepted', 'bonus'))
     """
-    gamma = validation.count(gamma, "gamma")
-    count = validation.count(count, "count", 1, gamma + 1)
     last = "bonus" if count == gamma + 1 else "resampled"
     return ("accepted",) * (count - 1) + (last,)
 
