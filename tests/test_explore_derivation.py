@@ -68,10 +68,14 @@ def test_derivation_presets_set_q_in_one_click():
     assert explorer.shown["law"].acceptance_rate == pytest.approx(1.0)
     assert np.allclose(explorer.shown["law"].resampled, 0.0)
 
-    controls["q on one token"].click()  # the token p likes most, A: α = p(A)
-    assert [controls[f"q{i}"].value for i in range(4)] == [1.0, 0.0, 0.0, 0.0]
-    assert explorer.shown["law"].acceptance_rate == pytest.approx(0.5)
-    assert explorer.shown["law"].accepted[0] == pytest.approx(0.5)  # an accepted part to see
+    # All of q on C, the token of notebook 03's Predict (p's least weight above 0): only C is accepted,
+    # α = p(C) = 0.2, and the resampled part fills A and B up to p.
+    assert controls["q on one token"].description == "all of q on C"
+    controls["q on one token"].click()
+    assert [controls[f"q{i}"].value for i in range(4)] == [0.0, 0.0, 1.0, 0.0]
+    law = explorer.shown["law"]
+    assert law.acceptance_rate == pytest.approx(0.2)
+    assert np.allclose(law.accepted, [0.0, 0.0, 0.2, 0.0]) and np.allclose(law.resampled, [0.5, 0.3, 0.0, 0.0])
 
     controls["q where p has none"].click()
     assert [controls[f"q{i}"].value for i in range(4)] == [0.0, 0.0, 0.0, 1.0]
@@ -90,7 +94,7 @@ def test_derivation_y_axis_follows_the_bars():
     explorer = DerivationExplorer()  # tallest: p(A) = 0.5
     axes = explorer.figure.axes[0]
     assert axes.get_ylim() == (0, 0.6)
-    explorer.controls["q on one token"].click()  # q(A) = 1
+    explorer.controls["q on one token"].click()  # q(C) = 1
     assert axes.get_ylim() == (0, 1.05)
     assert_picture_is_a_full_render(explorer)
 
@@ -126,3 +130,10 @@ def test_the_figure_stacks_to_p():
     assert [round(float(bar.get_y() + bar.get_height()), 3) for bar in picture.resampled_bars] == [0.5, 0.3, 0.2, 0.0]
     assert [bar.get_height() for bar in picture.target_bars] == [0.5, 0.3, 0.2, 0.0]
     assert picture.png()[:4] == b"\x89PNG"
+
+
+def test_the_one_token_preset_takes_the_token_p_gives_the_least_weight_above_zero():
+    explorer = DerivationExplorer([0.1, 0.6, 0.3], [0.2, 0.2, 0.6])
+    assert explorer.controls["q on one token"].description == "all of q on A"
+    explorer.controls["q on one token"].click()
+    assert explorer.shown["law"].acceptance_rate == pytest.approx(0.1)

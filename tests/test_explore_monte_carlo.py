@@ -125,3 +125,32 @@ def test_monte_carlo_rejects_rows_too_wide_to_show():
     target_probs, draft_probs = random_rows(1, 30, 0.5, np.random.default_rng(0))
     with pytest.raises(ValueError, match="at most 26 tokens"):
         MonteCarloExplorer(target_probs, draft_probs)
+
+
+def test_the_guide_is_an_upper_envelope_the_correct_rule_stays_under():
+    from specdec.explore.monte_carlo import GUIDE_DEVIATIONS
+    from specdec.output_law import reach_probabilities
+    from specdec.sampled_runs import deviation_guide
+
+    explorer = MonteCarloExplorer(n=MAX_STEPS, seed=0)
+    target_probs, draft_probs, _ = spec_example()
+    for position in range(3):
+        explorer.controls["position"].value = position
+        sizes, deviations = explorer.shown["sizes"], explorer.shown["deviations"]
+        guide = GUIDE_DEVIATIONS * deviation_guide(target_probs[position],
+                                                   reach_probabilities(target_probs, draft_probs)[position], sizes)
+        np.testing.assert_allclose(explorer.picture.guide_line.get_ydata(), guide)
+        assert np.all(deviations < guide)
+    explorer.controls["rule"].value = "resample_from_target"  # a biased rule crosses it as n grows
+    sizes, deviations = explorer.shown["sizes"], explorer.shown["deviations"]
+    assert deviations[-1] > explorer.picture.guide_line.get_ydata()[-1]
+
+
+def test_the_verdicts_are_clear_of_the_legends():
+    explorer = MonteCarloExplorer(rule="always_accept")
+    picture = explorer.picture
+    assert all(text.get_text().startswith("FAILS") for text in picture.verdict_texts)
+    renderer = picture.figure.canvas.get_renderer()
+    for axes, text in zip((picture.token_axes, picture.count_axes), picture.verdict_texts):
+        verdict, legend = text.get_window_extent(renderer), axes.get_legend().get_window_extent(renderer)
+        assert verdict.y0 > legend.y1 or verdict.x1 < legend.x0

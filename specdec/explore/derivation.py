@@ -110,7 +110,8 @@ class DerivationExplorer(Explorer):
     controls : dict
         ``"p0"`` … and ``"q0"`` …, one weight slider per token for each model (each row of
         weights is normalised to sum to 1), and three buttons that set q: ``"q = p"`` (α = 1),
-        ``"q on one token"`` (all of q on the token p likes most, so α is p of that token) and
+        ``"q on one token"`` (all of q on the token to which the starting p gives the least weight
+        above 0, C for the worked example: only that token can then be accepted, and α is p of it) and
         ``"q where p has none"`` (q spread over the tokens p gives no weight, so α = 0; disabled
         while p gives weight to every token).
     shown : dict
@@ -138,16 +139,20 @@ class DerivationExplorer(Explorer):
                                                       description=f"{model} weight of {label}", **slider)
                     for name, values, model in (("p", p, "target"), ("q", q, "draft"))
                     for i, label in enumerate(labels)}
-        for name, tooltip in (
-                ("q = p", "q takes p's weights: every draft token is accepted"),
-                ("q on one token", "all of q's weight on the token p gives the most weight"),
-                ("q where p has none", "q's weight only on tokens p never produces: nothing is accepted")):
-            controls[name] = widgets.Button(description=name, tooltip=tooltip, layout=widgets.Layout(width="auto"))
+        positive = np.flatnonzero(p > 0)
+        self.one_token = one = int(positive[np.argmin(p[positive])])  # the Predict's token: C in the example
+        for name, description, tooltip in (
+                ("q = p", "q = p", "q takes p's weights: every draft token is accepted"),
+                ("q on one token", f"all of q on {labels[one]}", f"all of q's weight on {labels[one]}"),
+                ("q where p has none", "q where p has none",
+                 "q's weight only on tokens p never produces: nothing is accepted")):
+            controls[name] = widgets.Button(description=description, tooltip=tooltip,
+                                            layout=widgets.Layout(width="auto"))
         rows = [[f"p{i}" for i in range(p.size)], [f"q{i}" for i in range(p.size)],
                 ["q = p", "q on one token", "q where p has none"]]
         super().__init__(controls, rows, DerivationFigure(labels), compact_rows=([rows[2]], [rows[1], rows[0]]))
         self.on_click("q = p", lambda: self.set_q(self.weights("p")))
-        self.on_click("q on one token", lambda: self.set_q(np.arange(p.size) == np.argmax(self.weights("p"))))
+        self.on_click("q on one token", lambda: self.set_q(np.arange(p.size) == one))
         self.on_click("q where p has none", self.q_where_p_has_none)
 
     def weights(self, name: str) -> np.ndarray:

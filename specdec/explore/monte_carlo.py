@@ -34,6 +34,12 @@ SAMPLED_HATCH = "||"
 #: The deviation plot's axes: the n slider runs from 10² to 10⁶.
 N_AXIS = (60, 1.6e6)
 DEVIATION_AXIS = (1e-4, 1.0)
+#: The guide is this many standard deviations of the most variable token's frequency: an upper envelope
+#: that chance alone almost never crosses (with the correct rule on the worked example: at no position,
+#: for none of seeds 0 … 19, at any n; at 3 it is crossed for 5 of them), while a biased curve does.
+GUIDE_DEVIATIONS = 4
+#: The token and count panels reach this high: room above a frequency of 1 for the verdict and the legend.
+FREQUENCY_AXIS_TOP = 1.75
 
 #: How each rule is named in the dropdown.
 RULE_LABELS = {
@@ -99,25 +105,24 @@ class MonteCarloFigure:
             self.sampled_bars = token_axes.bar(tokens, np.zeros(len(labels)), **sampled)
             self.target_bars, self.draft_marks = target_and_draft_marks(token_axes, tokens, draft_size=8)
             token_axes.set_xticks(tokens, list(labels))
-            token_axes.set(xlabel="output token", ylabel="frequency / probability", ylim=(0, 1.3),
-                           xlim=(-0.6, len(labels) - 0.4))
-            token_axes.legend(loc="upper right", fontsize=9)  # 9 pt (the minimum): clears the verdict line
+            token_axes.set(xlabel="output token", xlim=(-0.6, len(labels) - 0.4))
             self.token_title = token_axes.set_title(" ")
             self.count_bars = count_axes.bar(counts, np.zeros(gamma + 2), **sampled)
             self.count_law_bars = count_axes.bar(counts, np.zeros(gamma + 2), width=0.8, fill=False,
                                                  edgecolor=palette.HIGHLIGHT, linewidth=2, linestyle="--",
                                                  label="exact law (outline)")
             count_axes.set_xticks(counts)
-            count_axes.set(title="Tokens per step", xlabel="tokens emitted by one step",
-                           ylabel="frequency / probability", ylim=(0, 1.3), xlim=(-0.6, gamma + 1.6))
-            count_axes.legend(loc="upper right")
+            count_axes.set(title="Tokens per step", xlabel="tokens emitted by one step", xlim=(-0.6, gamma + 1.6))
+            for axes in (token_axes, count_axes):  # the legend under the verdict line, both above the bars
+                axes.set(ylabel="frequency / probability", ylim=(0, FREQUENCY_AXIS_TOP), yticks=np.linspace(0, 1, 6))
+                axes.legend(loc="upper right", bbox_to_anchor=(1, 0.87), fontsize=9)
             self.verdict_texts = [axes.text(0.02, 0.96, "", transform=axes.transAxes, va="top", fontsize=10,
                                             fontweight="bold") for axes in (token_axes, count_axes)]
             (self.deviation_line,) = deviation_axes.plot([1], [1], color=palette.HIGHLIGHT, marker="o", markersize=4,
                                                          linewidth=1.8,
                                                          label="largest |frequency − p| among the first n steps")
             (self.guide_line,) = deviation_axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
-                                                     label="1/√n guide (one standard deviation)")
+                                                     label=f"guide: {GUIDE_DEVIATIONS} standard deviations, as 1/√n")
             self.n_marker = deviation_axes.axvline(1e5, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
                                                    label="n on the slider")
             deviation_axes.set(xscale="log", yscale="log", xlim=N_AXIS, ylim=DEVIATION_AXIS,
@@ -245,7 +250,8 @@ class MonteCarloExplorer(Explorer):
         self.picture.update(position, frequencies, self.target[position],
                             self.draft[position] if position < self.gamma else None, count_frequencies,
                             self.count_law, sizes, deviations,
-                            deviation_guide(self.target[position], self.reach[position], sizes), steps,
+                            GUIDE_DEVIATIONS * deviation_guide(self.target[position], self.reach[position], sizes),
+                            steps,
                             (verdict(fits[position]), verdict(count_fit)))
         return {"rule": rule, "n": steps, "position": position, "seed": seed, "position_fits": fits,
                 "count_fit": count_fit, "passed": count_fit.passed and all(fit.passed for fit in fits),
