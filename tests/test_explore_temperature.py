@@ -39,10 +39,17 @@ def assert_temperature_view_matches_core(explorer):
     heights = [bar.get_height() for bar in bars_axes.patches]
     np.testing.assert_allclose(heights, [*p, *q])
     lines = {line.get_label(): line for line in curve_axes.lines}
-    for i in (0, 7, len(TEMPERATURE_GRID) - 1):  # a few points of each curve, recomputed
+    low, high = explorer.tried
+    assert low <= t_q <= high
+    for i in (0, 7, 20, len(TEMPERATURE_GRID) - 1):  # a few points of each curve, recomputed
         t = TEMPERATURE_GRID[i]
-        assert lines["draft at T, target fixed"].get_ydata()[i] == pytest.approx(
-            specdec.acceptance_rate(p, softmax(draft_logits, t)), abs=1e-12)
+        exact = specdec.acceptance_rate(p, softmax(draft_logits, t))
+        assert shown["alpha_over_draft_temperature"][i] == pytest.approx(exact, abs=1e-12)
+        drawn = lines["draft at the T tried"].get_ydata()[i]
+        if low - 1e-9 <= t <= high + 1e-9:  # drawn only where the draft temperature has been
+            assert drawn == pytest.approx(exact, abs=1e-12)
+        else:
+            assert np.isnan(drawn)
         assert lines["both at one T"].get_ydata()[i] == pytest.approx(
             specdec.acceptance_rate(softmax(target_logits, t), softmax(draft_logits, t)), abs=1e-12)
     (greedy,) = [line for line in curve_axes.lines if line.get_gid() == "greedy"]
@@ -52,6 +59,17 @@ def assert_temperature_view_matches_core(explorer):
 
 def test_the_first_temperature_view(heat_explorer):
     assert_temperature_view_matches_core(heat_explorer)
+
+
+def test_the_draft_curve_is_drawn_only_where_the_draft_temperature_has_been():
+    explorer = TemperatureExplorer()  # T_q = 1: notebook 06's Predict asks where α peaks as T_q moves
+    drawn = np.asarray(explorer.picture.draft_line.get_ydata())
+    assert np.flatnonzero(~np.isnan(drawn)).tolist() == [20]  # T = 1.00 only
+    explorer.controls["draft_temperature"].value = 2.5
+    explorer.controls["draft_temperature"].value = 0.5
+    drawn = np.asarray(explorer.picture.draft_line.get_ydata())
+    assert np.flatnonzero(~np.isnan(drawn)).tolist() == list(range(10, 51))
+    assert_temperature_view_matches_core(explorer)
 
 
 @pytest.mark.parametrize("name", ["target_temperature", "draft_temperature", "seed"])

@@ -75,7 +75,7 @@ class TemperatureFigure:
             (self.shared_line,) = curve_axes.plot(temperatures, flat, color=palette.NEUTRAL, linestyle="--",
                                                   linewidth=2, label="both at one T")
             (self.draft_line,) = curve_axes.plot(temperatures, flat, color=palette.HIGHLIGHT, linewidth=2,
-                                                 label="draft at T, target fixed")
+                                                 label="draft at the T tried")
             (self.current_marker,) = curve_axes.plot([1], [0], linestyle="none", marker="o", markersize=12,
                                                      markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
                                                      markeredgewidth=2, clip_on=False, label="the sliders now")
@@ -150,7 +150,8 @@ class TemperatureExplorer(Explorer):
     shown : dict
         ``target`` and ``draft`` (the distributions), ``alpha``, ``tv``, ``target_pick`` and
         ``draft_pick`` (the argmax tokens), ``greedy_alpha`` (α with both temperatures 0), and the
-        curves ``temperatures``, ``alpha_over_draft_temperature``, ``alpha_over_shared_temperature``.
+        curves ``temperatures``, ``alpha_over_draft_temperature`` (drawn only over the draft temperatures
+        tried so far, `tried`), ``alpha_over_shared_temperature``.
 
     Examples
     --------
@@ -178,6 +179,9 @@ class TemperatureExplorer(Explorer):
             "plain": widgets.Button(description="both T = 1", tooltip="set both temperatures to 1"),
         }
         self.labels = token_labels(TEMPERATURE_VOCAB)
+        # The draft temperatures tried so far: the solid curve is drawn over them only, so that it does not
+        # answer notebook 06's Predict (where α peaks as T_q moves) before the learner moves T_q.
+        self.tried = (draft_temperature, draft_temperature)
         super().__init__(controls, [["target_temperature", "draft_temperature"], ["seed", "greedy", "plain"]],
                          TemperatureFigure(self.labels, TEMPERATURE_GRID))
         self.on_click("greedy", lambda: self.set_both(0.0))
@@ -195,7 +199,9 @@ class TemperatureExplorer(Explorer):
         alpha = acceptance_rate(target, draft)
         draft_curve = alpha_over_temperatures(target_logits, draft_logits, TEMPERATURE_GRID, target_temperature=t_p)
         picks = int(np.argmax(target_logits)), int(np.argmax(draft_logits))
-        self.picture.update(target, draft, picks, t_q, alpha, draft_curve, shared_curve)
+        self.tried = low, high = min(self.tried[0], t_q), max(self.tried[1], t_q)
+        tried = (TEMPERATURE_GRID >= low - 1e-9) & (TEMPERATURE_GRID <= high + 1e-9)
+        self.picture.update(target, draft, picks, t_q, alpha, np.where(tried, draft_curve, np.nan), shared_curve)
         return {
             "target_temperature": t_p, "draft_temperature": t_q, "seed": seed, "target": target, "draft": draft,
             "alpha": alpha, "tv": tv_distance(target, draft), "target_pick": picks[0], "draft_pick": picks[1],
