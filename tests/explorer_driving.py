@@ -86,7 +86,7 @@ def drawn_texts(figure) -> list:
         for axis in axes._axis_map.values():
             all_ticks.update(id(label) for tick in axis.majorTicks + axis.minorTicks
                              for label in (tick.label1, tick.label2))
-            if axis.get_visible():
+            if axes.axison and axis.get_visible():
                 drawn_ticks += [label for tick in axis._update_ticks() for label in (tick.label1, tick.label2)]
     texts = [text for text in figure.findobj(Text) if id(text) not in all_ticks] + drawn_ticks
     return [text for text in texts if text.get_visible() and text.get_text().strip() and text.get_alpha() != 0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 import specdec.explore
-from specdec.explore.figure_kit import (COMPACT_FIGURE_INCHES, DPI, MIN_HEADING_PX, MIN_TEXT_PX, WIDEST_FIGURE_INCHES,
+from specdec.explore.figure_kit import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, DPI, MIN_HEADING_PX, MIN_TEXT_PX, WIDEST_FIGURE_INCHES,
                                         FastRedraw, enlarge_small_text, figure_scale, heading_texts, new_figure,
                                         png_bytes, png_from_rgba, smallest_text_px, styled)
 from specdec.explore.frame import (CSS, LONG_LABEL_CHARS, MIN_TRACK_PX, Explorer, Readout, bold, compact, line,
@@ -307,7 +307,8 @@ def test_presentation_makes_picture_text_and_readout_larger(presenting):
     # Fitted into COMPACT_FIGURE_INCHES (the speedup figure asks for all of it), drawn 1.5 times finer.
     assert png_size(large.image.value) == tuple(round(inches * DPI * 1.5) for inches in COMPACT_FIGURE_INCHES)
     assert png_size(normal.image.value) == (round(WIDEST_FIGURE_INCHES * DPI), round(4.8 * 0.875 * DPI))
-    assert smallest_text_px(large.figure) == pytest.approx(1.5 * smallest_text_px(normal.figure))
+    assert smallest_text_px(large.figure) == pytest.approx(1.5 * COMPACT_TEXT_SCALE * smallest_text_px(normal.figure))
+    assert large.figure.get_figwidth() == pytest.approx(COMPACT_FIGURE_INCHES[0] / COMPACT_TEXT_SCALE)
     assert "specdec-readout-150" in large.readout._dom_classes
     assert ".specdec-readout-150 { font-size: 150%; }" in style_sheet(large)
     assert "specdec-readout-100" in normal.readout._dom_classes
@@ -358,7 +359,7 @@ COMPACT_PICTURE_CSS_PX = (400, 315)
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
 def test_presentation_figures_fit_the_compact_box_with_text_near_the_ordinary_size(presenting, name):
     explorer = build(name)
-    width, height = explorer.figure.get_size_inches()
+    width, height = explorer.figure.get_size_inches() * COMPACT_TEXT_SCALE
     assert width <= COMPACT_FIGURE_INCHES[0] + 1e-9 and height <= COMPACT_FIGURE_INCHES[1] + 1e-9
     png_width, png_height = png_size(explorer.image.value)
     shown = min(1.0, COMPACT_PICTURE_CSS_PX[0] / png_width, COMPACT_PICTURE_CSS_PX[1] / png_height)

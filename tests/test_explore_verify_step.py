@@ -393,7 +393,7 @@ def test_at_the_bonus_draw_the_test_panels_say_the_tests_are_done():
     for _ in range(4):
         explorer.controls["step"].click()
     assert explorer.shown["frame"].bonus_next
-    assert picture.test_title.get_text() == "tests done ✓" and "next draw is the bonus" in picture.test_note.get_text()
+    assert picture.test_title.get_text() == "tests done ✓" and picture.draw_title.get_text() == f"next: p{subscript(4)}"
     explorer.controls["step"].click()
     assert explorer.shown["frame"].bonus_drawn
     assert picture.test_title.get_text() == "tests done ✓" and picture.rows_title.get_text() == "i = 3: done"

@@ -37,7 +37,7 @@ from matplotlib.text import Text
 
 from .. import palette
 
-__all__ = ["COMPACT_FIGURE_INCHES", "DPI", "MIN_HEADING_PX", "MIN_TEXT_PX", "STYLE", "WIDEST_FIGURE_INCHES",
+__all__ = ["COMPACT_FIGURE_INCHES", "COMPACT_TEXT_SCALE", "DPI", "MIN_HEADING_PX", "MIN_TEXT_PX", "STYLE", "WIDEST_FIGURE_INCHES",
            "FastRedraw", "compact", "enlarge_small_text", "figure_scale", "heading_texts", "new_figure",
            "nice_top", "panel_axes", "png_bytes", "png_from_rgba", "presentation", "role_patch", "role_style",
            "smallest_text_px", "styled"]
@@ -51,6 +51,13 @@ WIDEST_FIGURE_INCHES = 8.75
 #: In presentation mode, the largest figure, in inches (width, height): the compact layout at 853×480
 #: CSS px shows a picture in at most about 400 × 315 CSS px beside its side column.
 COMPACT_FIGURE_INCHES = (6.0, 4.6)
+
+#: In presentation mode, how much larger text is against the figure than in the ordinary layout: the
+#: figure is made this many times smaller in inches and drawn this many times finer, so its PNG keeps its
+#: size and every text, line and marker (sized in points) grows. The compact layout at 853×480 CSS px,
+#: device scale 1.5, shows a picture about 420 CSS px wide (beside the side column, or above it when the
+#: output is narrower, as with JupyterLab's file browser open): its smallest text is then about 16 device px.
+COMPACT_TEXT_SCALE = 1.2
 
 #: The smallest text of any figure, and of its titles and axis labels, in PNG pixels at scale 1.
 MIN_TEXT_PX = 12.0
@@ -138,8 +145,9 @@ def new_figure(width: float, height: float, compact_size: tuple | None = None) -
     """A figure with its own Agg canvas, not registered with pyplot, so it is never shown twice.
 
     A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, keeping the shape; in presentation
-    mode the figure (of size `compact_size` if given) is fitted into `COMPACT_FIGURE_INCHES` instead.
-    The resolution is `DPI` times `figure_scale()`.
+    mode the figure (of size `compact_size` if given) is fitted into `COMPACT_FIGURE_INCHES` instead,
+    then made `COMPACT_TEXT_SCALE` times smaller and finer. The resolution is `DPI` times
+    `figure_scale()` (times `COMPACT_TEXT_SCALE` in presentation mode).
 
     >>> figure = new_figure(4, 3)
     >>> figure.get_size_inches().tolist(), figure.dpi
@@ -147,12 +155,14 @@ def new_figure(width: float, height: float, compact_size: tuple | None = None) -
     >>> new_figure(10, 5).get_size_inches().tolist()
     [8.75, 4.375]
     """
+    zoom = COMPACT_TEXT_SCALE if compact() else 1.0
     if compact():
         width, height = compact_size or (width, height)
         shrink = min(1.0, COMPACT_FIGURE_INCHES[0] / width, COMPACT_FIGURE_INCHES[1] / height)
     else:
         shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
-    figure = Figure(figsize=(width * shrink, height * shrink), dpi=DPI * figure_scale(), layout="constrained")
+    figure = Figure(figsize=(width * shrink / zoom, height * shrink / zoom), dpi=DPI * figure_scale() * zoom,
+                    layout="constrained")
     FigureCanvasAgg(figure)
     return figure
 

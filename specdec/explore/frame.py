@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from html import escape
 
 import ipywidgets as widgets
+import traitlets
 
 from .figure_kit import (COMPACT_FIGURE_INCHES, DPI, FastRedraw, compact, figure_scale, new_figure, nice_top,  # noqa: F401
                          panel_axes, png_bytes, presentation, role_patch, role_style, styled)
@@ -44,11 +45,17 @@ MIN_TRACK_PX = 80
 #: A slider label longer than this many characters is set above the slider instead of beside it.
 LONG_LABEL_CHARS = 24
 
-#: In the compact layout, the picture is at most the window's height minus this (CSS px).
-COMPACT_CHROME_PX = 165
+#: In the compact layout, the picture is at most the window's height minus this (CSS px): JupyterLab's
+#: bars and the explorer's title.
+COMPACT_CHROME_PX = 130
+
+#: In the compact layout, an output narrower than this (CSS px) stacks the side column under the
+#: picture, which then gets the whole width (JupyterLab's file browser open, at 853×480): beside a
+#: 20em column, a picture would be too small for its text to read from the back of a room.
+COMPACT_STACK_PX = 700
 
 #: In the compact layout, the width of the column beside the picture (controls and key lines), in em.
-COMPACT_SIDE_EM = 20
+COMPACT_SIDE_EM = 18
 
 #: At most this many lines are key lines when a readout marks none itself.
 KEY_LINES = 4
@@ -69,8 +76,13 @@ _STYLE_SHEET = """<style>
 .specdec-explorer .specdec-label-above > .jupyter-widget-label {{ flex: 1 0 100%; text-align: left;
   white-space: normal; line-height: 1.3; margin-bottom: 2px; }}
 .specdec-explorer .specdec-picture {{ max-width: 100%; height: auto; min-width: 0; }}
+.specdec-explorer.specdec-compact .specdec-body {{ container-type: inline-size; }}
 .specdec-explorer.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto;
-  max-width: calc(100% - {side}em); }}
+  max-width: calc(100% - {side}em); object-fit: contain; }}
+@container (max-width: {stack}px) {{
+  .specdec-explorer.specdec-compact .specdec-picture {{ max-width: 100%; }}
+  .specdec-explorer.specdec-compact .specdec-side {{ flex-basis: 100%; padding-left: 0; }}
+}}
 .specdec-explorer .specdec-readout-{percent} {{ font-size: {percent}%; }}
 .specdec-explorer .specdec-readout p {{ margin: 0 0 0.45em 0; }}
 .specdec-explorer .specdec-note {{ font-size: 0.85em; color: #595959; }}
@@ -322,7 +334,7 @@ class Explorer(widgets.VBox):
         percent = round(100 * self.scale)
         for control in controls.values():
             _lay_out_control(control)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(flex="0 1 auto", min_width="0"))
+        self.image = _Picture(format="png", layout=widgets.Layout(flex="0 1 auto", min_width="0"))
         self.image.add_class(CSS["picture"])
         self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 16em", min_width="16em", max_width="40em",
                                                           padding="0 0 0 1em"))
@@ -331,7 +343,7 @@ class Explorer(widgets.VBox):
         self.key_readout = widgets.HTML()
         self.key_readout.add_class(CSS["key_readout"])
         style = widgets.HTML(_STYLE_SHEET.format(track=MIN_TRACK_PX, chrome=COMPACT_CHROME_PX, percent=percent,
-                                                 side=COMPACT_SIDE_EM + 1),
+                                                 side=COMPACT_SIDE_EM + 1, stack=COMPACT_STACK_PX),
                              layout=widgets.Layout(display="none"))
         header = widgets.HTML(f"<b>{escape(self.title)}</b>")
         header.add_class(CSS["title"])
@@ -455,6 +467,16 @@ class Explorer(widgets.VBox):
                              f"<img src='data:image/png;base64,{png}' alt='{escape(self.image.tooltip)}' "
                              f"style='max-width: 100%'>{self.shown['readout'].html()}</div>")
         return data
+
+
+class _Picture(widgets.Image):
+    """An Image whose ``tooltip`` (the text alternative: the ``title`` of its ``<img>``) the page can show.
+
+    ipywidgets 8.1's front end reads a widget's ``description`` when it sets the tooltip; Image has
+    none, so its view fails and shows no picture at all. This one carries an empty description.
+    """
+
+    description = traitlets.Unicode("").tag(sync=True)
 
 
 def _control_row(row) -> widgets.HBox:

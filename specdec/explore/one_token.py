@@ -76,9 +76,9 @@ class OneTokenFigure:
             note_style = {"ha": "center", "va": "center", "fontsize": 11, "zorder": 5,
                           "bbox": {"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9}}
             titles, notes = [], []
-            short = compact()  # the compact layout's smaller figure: titles that clear the right-hand ones
+            self.short = short = compact()  # the compact figure: titles that clear the right-hand ones
             for axes, title in ((rows, "p, q, min(p, q)" if short else "p, q and overlap min(p, q)"),
-                                (residual, "max(0, p − q), r" if short else "max(0, p − q) and residual r")):
+                                (residual, "max(0, p − q)" if short else "max(0, p − q) and residual r")):
                 axes.set_ylabel("probability")
                 axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
                 axes.set_title(title, loc="left", y=1.0)
@@ -120,8 +120,8 @@ class OneTokenFigure:
                 bar.set_visible(height > 0)  # an empty bar would still draw its edge at 0
         self.rows_title.set_text(f"α = {'—' if alpha is None else f'{alpha:.3f}'}")
         self.residual_title.set_text(f"1 − α = {'—' if alpha is None else f'{1 - alpha:.3f}'}")
-        residual_note = "p = q: max(0, p − q) has no mass,\nso no token is ever rejected" \
-            if complete and residual is None else ""
+        residual_note = ("" if not complete or residual is not None else "p = q: no mass,\nnever rejected"
+                         if self.short else "p = q: max(0, p − q) has no mass,\nso no token is ever rejected")
         for text, message in ((self.rows_note, note), (self.residual_note, residual_note)):
             text.set_text(message)
             text.set_visible(bool(message))
@@ -206,7 +206,7 @@ class OneTokenExplorer(Explorer):
         }
         # One layout and one style shared by all 24 weight sliders (and their labels): the notebook
         # stores each widget model once, so sharing keeps the saved notebook small.
-        slider_layout = widgets.Layout(width="14em" if narrow else "17em")
+        slider_layout = widgets.Layout(width="12.5em" if narrow else "17em")
         slider_style = widgets.SliderStyle(description_width="initial")
         label_layout, label_style = widgets.Layout(width="4em" if narrow else "5em"), HTMLStyle()
         self.normalised = {"p": [], "q": []}  # the normalised weight shown beside each slider
@@ -294,7 +294,9 @@ class OneTokenExplorer(Explorer):
         if shown["missing"]:
             names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in shown["missing"])
             shown["note"] = f"every weight of {names} is 0: raise one of its sliders"
-            self.picture.update(rows["p"], rows["q"], None, labels, None, note=shown["note"].replace(": ", ":\n"))
+            short = " and ".join(shown["missing"])  # the figure's note: short enough for the compact figure
+            self.picture.update(rows["p"], rows["q"], None, labels, None,
+                                note=f"every weight of {short} is 0:\nraise one of its sliders")
             shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
             return shown
         p, q = rows["p"], rows["q"]

@@ -99,11 +99,11 @@ class SpeedupFigure:
             self.best_label = speed.text(1, 1, "", ha="center", va="center")
             self.speed_note = speed.text(0.5, 0.93, "", transform=speed.transAxes, ha="center", va="top",
                                          bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9})
-            speed.set(title="Speedup" if compact() else "Speedup over plain decoding", xlabel="draft length γ",
+            speed.set(title="Speedup" if compact() else "Speedup against γ", xlabel="draft length γ",
                       ylabel="speedup (×)",
                       xlim=gamma_range)
             for axes in (tokens, speed):
-                axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=3 if compact() else 5, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FuncFormatter(four_characters))
             # One legend under the panels: inside, the curves (whose limits follow the data) would run into it.
             self.figure.legend(handles=[
@@ -142,12 +142,13 @@ class SpeedupFigure:
         limits = (max(gamma + 1, MIN_TOKEN_SLOTS), nice_limit(float(expected.max())), nice_limit(float(speedups.max())))
         self.best_marker.set_data([best_gamma], [best])
         self.best_label.set_text(f"best γ = {best_gamma}")
-        x, y, align = self._label_place(speedups, best_gamma, limits[2])
-        self.best_label.set_position((x, y))
-        self.best_label.set_horizontalalignment(align)
+        place = self._label_place(speedups, best_gamma, limits[2])
+        if place is not None:
+            self.best_label.set_position(place[:2])
+            self.best_label.set_horizontalalignment(place[2])
         self.speedup_line.set_visible(reveal)
-        for artist in (self.best_marker, self.best_label):
-            artist.set_visible(helps and reveal)
+        self.best_marker.set_visible(helps and reveal)
+        self.best_label.set_visible(helps and reveal and place is not None)  # no room: the star and readout say it
         note = ("move a control\nto see the curve" if not reveal else "" if helps else
                 "no γ beats\nplain decoding" if compact() else "no γ beats plain decoding")
         self.speed_note.set_text(note)
@@ -160,10 +161,10 @@ class SpeedupFigure:
             self.fast.invalidate()
 
     def _label_place(self, speedups, best_gamma: int, top: float) -> tuple:
-        """Where the best-γ label fits clear of the curve, the star and the axes' edges: (x, y, alignment).
-
-        Tried in turn: under the star (inside the hump of the curve), above it, then along the break-even
-        line's other side; the label's size in data units comes from its font size and the axes' size.
+        """Where the best-γ label fits clear of the curve, the star, the 1× line and the axes' edges:
+        (x, y, alignment), or None if nowhere. Tried first beside the star (under it, inside the hump of
+        the curve, then above it), then anywhere; the label's size in data units comes from its font
+        size and the axes' size.
         """
         axes = self.speed_axes
         box = axes.get_position()
@@ -171,22 +172,27 @@ class SpeedupFigure:
         height_px = box.height * self.figure.get_figheight() * self.figure.dpi
         font_px = self.best_label.get_fontsize() * self.figure.dpi / 72
         span = self.max_gamma + 1.0
-        half_width = 0.3 * font_px * len(self.best_label.get_text()) / width_px * span
+        half_width = 0.34 * font_px * len(self.best_label.get_text()) / width_px * span
         half_height = 0.75 * font_px / height_px * top
         gammas = np.arange(speedups.size)
         best = float(speedups[best_gamma])
-        low_edge, high_edge = -0.5 + 0.2, self.max_gamma + 0.5 - 0.2
-        for y in ((1 + best) / 2, best + 3 * half_height, 0.5, 0.4 * top, 0.15 * top):
-            for align, x0 in (("center", best_gamma - half_width), ("right", best_gamma - 2 * half_width - 0.3),
-                              ("left", best_gamma + 0.3)):
-                x1 = x0 + 2 * half_width
-                if x0 < low_edge or x1 > high_edge or not half_height < y < top - 1.5 * half_height:
-                    continue
-                near = (gammas >= x0 - 0.6) & (gammas <= x1 + 0.6)
-                clear = np.abs(speedups[near] - y) > 1.6 * half_height
-                if clear.all() and abs(y - 1.0) > 1.2 * half_height:
-                    return ({"center": (x0 + x1) / 2, "right": x1, "left": x0}[align], y, align)
-        return best_gamma, 0.5 * best, "center"
+        low_edge, high_edge = -0.3, self.max_gamma + 0.3
+        heights = ((1 + best) / 2, best + 2.2 * half_height, *(top * f for f in (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)))
+        near_star = [("center", best_gamma - half_width), ("right", best_gamma - 2 * half_width - 0.3),
+                     ("left", best_gamma + 0.3)]
+        anywhere = [("left", float(x0)) for x0 in np.arange(low_edge, high_edge, 1.0)]
+        for places in (near_star, anywhere):
+            for y in heights:
+                if not half_height < y < top - 1.2 * half_height or abs(y - 1.0) < 1.2 * half_height:
+                    continue  # off the axes, or on the break-even line
+                for align, x0 in places:
+                    x1 = x0 + 2 * half_width
+                    star_inside = x0 - 0.5 <= best_gamma <= x1 + 0.5 and abs(best - y) < 1.5 * half_height
+                    near = (gammas >= x0 - 0.6) & (gammas <= x1 + 0.6)
+                    if low_edge <= x0 and x1 <= high_edge and not star_inside \
+                            and (np.abs(speedups[near] - y) > 1.3 * half_height).all():
+                        return {"center": (x0 + x1) / 2, "right": x1, "left": x0}[align], y, align
+        return None
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the data and, when limits change, the axes."""

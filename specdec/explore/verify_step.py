@@ -91,14 +91,26 @@ class VerifyStepFigure:
         self.short = compact()  # the compact layout's smaller figure: shorter titles, clear of the right ones
         with styled():
             self.figure = new_figure(width, height, compact_size=COMPACT_FIGURE_INCHES)
-            # The compact figure is squarer: more room for the test line and the token tiles.
-            grid = self.figure.add_gridspec(4, 1, height_ratios=[2.2, 1.4, 1.8, 2.0] if self.short else [2.6, 1.0, 2.0, 1.6])
-            self.rows_axes = self.figure.add_subplot(grid[0])
-            self.test_axes = self.figure.add_subplot(grid[1])
-            self.draw_axes = self.figure.add_subplot(grid[2], sharex=self.rows_axes)
-            self.sequence_axes = self.figure.add_subplot(grid[3])
+            if self.short:
+                # The compact box is squarer and its text larger: the rows and the draw beside the test
+                # and one legend, the tokens across the bottom.
+                grid = self.figure.add_gridspec(3, 2, height_ratios=[1.2, 1.2, 1.0])
+                cells = (grid[0, 0], grid[0, 1], grid[1, 0], grid[2, :])
+                self.legend_axes = self.figure.add_subplot(grid[1, 1])
+                self.legend_axes.axis("off")
+            else:
+                grid = self.figure.add_gridspec(4, 1, height_ratios=[2.6, 1.0, 2.0, 1.6])
+                cells = (grid[0], grid[1], grid[2], grid[3])
+            self.rows_axes = self.figure.add_subplot(cells[0])
+            self.test_axes = self.figure.add_subplot(cells[1])
+            self.draw_axes = self.figure.add_subplot(cells[2], sharex=self.rows_axes)
+            self.sequence_axes = self.figure.add_subplot(cells[3])
+            self._legend_handles = {}
             changing = [*self._make_rows_panel(), *self._make_test_panel(), *self._make_draw_panel(),
                         *self._make_sequence_panel()]
+            if self.short:  # one legend, each entry once
+                self.legend_axes.legend(handles=list(self._legend_handles.values()), loc="center", ncols=2,
+                                        borderaxespad=0, handlelength=1.5, columnspacing=0.8)
             for axes in (self.rows_axes, self.draw_axes):
                 axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if self.short else 4, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
@@ -127,9 +139,21 @@ class VerifyStepFigure:
                               zorder=5, fontweight="bold", annotation_clip=False)
         return marker, label
 
-    @staticmethod
-    def _legend(axes, handles, left: float = 1.01):
-        axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
+    #: The compact legend's short labels, by the ordinary one's label (entries not named are left out).
+    COMPACT_LABELS = {"target p: row pᵢ": "target p", "draft q: row qᵢ": "draft q", "accept zone": "accept zone",
+                      "reject zone": "reject zone", "u": "u", "accepted": "accepted", "resampled": "resampled",
+                      "bonus": "bonus", "drafted token xᵢ": "token marked"}
+
+    def _legend(self, axes, handles, left: float = 1.01):
+        """A legend beside `axes`; in the compact figure, its entries go to the one shared legend instead."""
+        if not self.short:
+            axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
+            return
+        for handle in handles:
+            label = self.COMPACT_LABELS.get(handle.get_label())
+            if label is not None and label not in self._legend_handles:
+                handle.set_label(label)
+                self._legend_handles[label] = handle
 
     def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
         """Title, y label and legend of a panel of bars; returns its right title and its note."""
@@ -169,7 +193,7 @@ class VerifyStepFigure:
         self.uniform_text = axes.text(0, 0.02, "", ha="left", va="bottom", zorder=5,
                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
         axes.set(xlim=(0, 1), ylim=(0, 1.5), yticks=[], xlabel="uniform draw u on [0, 1)")
-        axes.set_title("the test on u" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
+        axes.set_title("test" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
                        loc="left", y=1.0)
         self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
         self.test_note = self._note(axes)
@@ -185,7 +209,7 @@ class VerifyStepFigure:
         self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
         self.drawn_marker, self.drawn_text = self._token_marker(axes)
         self.draw_title, self.draw_note = self._bar_panel(
-            axes, "last token drawn from" if self.short else "where the step's last token is drawn from",
+            axes, "drawn from" if self.short else "where the step's last token is drawn from",
             [role_patch("resampled", "from the\nresidual rᵢ"), role_patch("bonus", "from the\nlast row pᵧ")],
             "token drawn")
         axes.set_xlabel("token")
@@ -199,7 +223,8 @@ class VerifyStepFigure:
                 if row == 1 and index == self.max_gamma:
                     continue
                 boxes.append(axes.add_patch(Rectangle((index - 0.42, row - 0.36), 0.84, 0.72, zorder=2, linewidth=1.8)))
-                texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold"))
+                texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold",
+                                       fontsize=9 if self.short else None))  # nine tiles across the compact figure
         self.focus_marker = Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT, linestyle="none",
                                    zorder=4, clip_on=False)
         axes.add_line(self.focus_marker)
@@ -234,7 +259,8 @@ class VerifyStepFigure:
         """Show `frame` (from `specdec.narrate.frame_at`) of the `StepTrace` `trace`, naming tokens with `labels`."""
         if labels != self._labels:
             vocab = len(labels)
-            ticks = list(range(0, vocab, max(1, -(-vocab // 16))))  # at most 16 labels, so they stay readable
+            most = 6 if self.short else 16  # so that the labels stay apart
+            ticks = list(range(0, vocab, max(1, -(-vocab // most))))
             self.draw_axes.set_xticks(ticks, [labels[i] for i in ticks])  # the rows panel shares this x axis
             self.draw_axes.set_xlim(-0.6, vocab - 0.4)
             self._labels = list(labels)
@@ -266,7 +292,7 @@ class VerifyStepFigure:
             self.draft_bars.set([])
             self._marked_rows = None
             self.rows_title.set_text("γ = 0")
-            self._show_note(self.rows_note, "γ = 0: no draft tokens to test")
+            self._show_note(self.rows_note, "γ = 0:\nno draft tokens" if self.short else "γ = 0: no draft tokens to test")
             return
         i = frame.focus
         p, q, x = trace.target_probs[i], trace.draft_probs[i], trace.draft_tokens[i]
@@ -275,6 +301,7 @@ class VerifyStepFigure:
         self._marked_rows = (x, max(p[x], q[x]), f"x{subscript(i)} = {labels[x]}")
         done = frame.bonus_next or frame.bonus_drawn
         self.rows_title.set_text(f"i = {i}: done" if done else f"i = {i}")
+        self._show_note(self.rows_note, "")
 
     def _draw_test(self, trace, frame) -> None:
         test_artists = (self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line,
@@ -283,7 +310,7 @@ class VerifyStepFigure:
             for artist in test_artists:
                 artist.set_visible(False)
             self._set_test_title("no test", palette.NEUTRAL)
-            self._show_note(self.test_note, "every output token comes from p₀")
+            self._show_note(self.test_note, "every token\nfrom p₀" if self.short else "every output token comes from p₀")
             return
         # The threshold as the trace recorded it: the focus position is always visited (the first is
         # visited by every step, and later ones are shown only once drawn).
@@ -300,8 +327,7 @@ class VerifyStepFigure:
         for artist in test_artists:
             artist.set_visible(True)
         done = frame.bonus_next or frame.bonus_drawn
-        self._show_note(self.test_note, "all γ tests passed: the next draw is the bonus" if frame.bonus_next
-                        else "")
+        self._show_note(self.test_note, "")
         position = frame.position
         if position is None:
             self.uniform_line.set_visible(False)
@@ -344,7 +370,7 @@ class VerifyStepFigure:
             note = "press Step"
         else:
             self.draw_title.set_text("")
-            note = "accepted: nothing to redraw"
+            note = "accepted:\nnothing to redraw" if self.short else "accepted: nothing to redraw"
         self.draw_bars.collection.set(**role_style(role))
         self.draw_bars.set(heights)
         self._marked_draw = marked
@@ -362,7 +388,8 @@ class VerifyStepFigure:
             state = frame.draft_states[index]
             box.set(facecolor="white", edgecolor=colours[state], hatch="",
                     linestyle="--" if state in ("pending", "discarded") else "-")
-            text.set_text(labels[trace.draft_tokens[index]] + VERDICT_MARKS[state])
+            mark = VERDICT_MARKS[state].strip() if self.short else VERDICT_MARKS[state]
+            text.set_text(labels[trace.draft_tokens[index]] + mark)
             text.set_color(colours[state])
             text.set_alpha(0.6 if state == "discarded" else 1.0)
         for index, (box, text) in enumerate(zip(self.output_boxes, self.output_texts)):
@@ -400,11 +427,13 @@ class VerifyStepFigure:
         vocab = len(self._labels)
         axes = text.axes
         room_points = (1 - height / top) * axes.get_position().height * self.figure.get_figheight() * 72
-        beside, left_half = room_points < 36, token < 0.6 * vocab  # 36 pt: the ▼, the gap and the name
+        # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel
+        beside, left_half = room_points < 36 and height > 0.45 * top, token < 0.6 * vocab
         end = "left" if token < 0.1 * vocab else "right" if token > 0.85 * vocab - 1 else "center"
-        text.set_position(((12 if left_half else -12), 2) if beside else
+        text.set_position(((12 if left_half else -12), 0) if beside else
                           ({"left": -6, "right": 6, "center": 0}[end], 14))
         text.set_horizontalalignment(("left" if left_half else "right") if beside else end)
+        text.set_verticalalignment("top" if beside else "bottom")  # beside: hanging down, clear of the title
 
     @staticmethod
     def _show_note(note, message: str) -> None:

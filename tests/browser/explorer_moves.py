@@ -50,7 +50,7 @@ class Move:
 class ExplorerCheck:
     """The moves the browser test makes on one explorer, and the name of its screenshot.
 
-    `picture` is the name of the function that makes the explorer; the screenshot is saved as
+    `picture` is the name of the explorer's class in `specdec.explore`; the screenshot is saved as
     ``<picture>.png`` after the first `picture_after` moves (0: as the notebook shows it).
     """
 
@@ -75,7 +75,8 @@ def _one_token(values: dict) -> list[str]:
     return [
         f"α = Σ min(p, q) = {alpha:.3f}",
         f"TV(p, q) = ½ Σ |p − q| = {specdec.tv_distance(p, q):.3f}",
-        f"= {specdec.expected_tokens(alpha, values['draft length γ (for expected tokens)']):.3f} tokens on average",
+        f"γ = {values['draft length γ (for expected tokens)']}: "
+        f"{specdec.expected_tokens(alpha, values['draft length γ (for expected tokens)']):.3f} tokens per step on average",
     ]
 
 
@@ -110,8 +111,8 @@ def _verify_step_draw(shown: int):
 
 
 def _verify_step_worked_example(values: dict) -> list[str]:
-    """The worked example with the draft tokens the chosen case names, e.g. "…, drafts D A (seed 0)"."""
-    case = re.search(r"drafts ([A-Z ]+) \(", values["rows and draft tokens"]).group(1).split()
+    """The worked example with the draft tokens the chosen case names, e.g. "…, drafts D A"."""
+    case = re.search(r"drafts ([A-Z ]+)$", values["rows and draft tokens"]).group(1).split()
     target_probs, draft_probs, _ = spec_example()
     labels = token_labels(target_probs.shape[1])
     trace = specdec.trace_step(target_probs, draft_probs, [labels.index(name) for name in case],
@@ -125,7 +126,7 @@ def _worked_example_draw(shown: int):
     """The readout after `shown` presses of Step on the worked example's drafts A B (seed 0): accepted,
     accepted, then the bonus, three draws in all."""
     def expected(values: dict) -> list[str]:
-        assert values["rows and draft tokens"] == "the worked example, drafts A B (seed 0)"
+        assert values["rows and draft tokens"] == "the worked example, drafts A B" and values["seed"] == 0
         trace = specdec.trace_step(*spec_example(), np.random.default_rng(0))
         total, lines = _draws(trace), narrate_trace(trace)
         if shown < total:
@@ -178,7 +179,7 @@ def _speedup(values: dict) -> list[str]:
     best = (f"Best γ in 1 … 20: {best_gamma}, speedup {best_speedup:.2f}×" if best_speedup > 1
             else "No γ in 1 … 20 beats plain decoding here")
     return [
-        f"E[N] = {specdec.expected_tokens(alpha, gamma):.3f}",
+        f"E[N] = {specdec.expected_tokens(alpha, gamma):.3f}",  # the first move shows the best γ too
         f"Speedup = E[N] / (1 + γ/c) = {specdec.speedup(alpha, gamma, c):.2f}×",
         best,
     ]
@@ -314,23 +315,23 @@ def _schedules(values: dict) -> list[str]:
 
 #: Every explorer of the series, by title.
 EXPLORERS: dict[str, ExplorerCheck] = {
-    "One token: the acceptance rule and the residual": ExplorerCheck("one_token_explorer", (
+    "One token: the acceptance rule and the residual": ExplorerCheck("OneTokenExplorer", (
         Move("q(A)", "key:ArrowRight", _one_token),
         Move("identical (q = p)", "click", _one_token),
     )),
-    "One verify step, draw by draw": ExplorerCheck("verify_step_explorer", (
+    "One verify step, draw by draw": ExplorerCheck("VerifyStepExplorer", (
         Move("Step", "click", _verify_step_draw(1)),
         Move("Step", "click", _verify_step_draw(2)),
         Move("Step", "click", _verify_step_draw(3)),
         Move("seed", "key:ArrowRight", _verify_step_new_step),
-        Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
+        Move("rows and draft tokens", "choose:the worked example, drafts D A", _verify_step_worked_example),
         # A new step always opens at draw 0, even after a longer step was played to its end: the
         # explorer once opened D A already finished after A B had been stepped through.
-        Move("rows and draft tokens", "choose:the worked example, drafts A B (seed 0)", _verify_step_worked_example),
+        Move("rows and draft tokens", "choose:the worked example, drafts A B", _verify_step_worked_example),
         Move("Step", "click", _worked_example_draw(1)),
         Move("Step", "click", _worked_example_draw(2)),
         Move("Step", "click", _worked_example_draw(3)),
-        Move("rows and draft tokens", "choose:the worked example, drafts D A (seed 0)", _verify_step_worked_example),
+        Move("rows and draft tokens", "choose:the worked example, drafts D A", _verify_step_worked_example),
     ), picture_after=3),
     "Accepted part + resampled part = p": ExplorerCheck("DerivationExplorer", (
         Move("draft weight of A", "key:ArrowRight", _derivation),
@@ -338,7 +339,7 @@ EXPLORERS: dict[str, ExplorerCheck] = {
     "A million verify steps against the exact law": ExplorerCheck("MonteCarloExplorer", (
         Move("output position i", "key:ArrowRight", _monte_carlo_position),
     )),
-    "Tokens per step and speedup": ExplorerCheck("speedup_explorer", (
+    "Tokens per step and speedup": ExplorerCheck("SpeedupExplorer", (
         Move("draft length γ", "key:ArrowRight", _speedup),
         Move("acceptance rate α", "key:ArrowLeft", _speedup),
     )),

@@ -1,6 +1,6 @@
 """What the layout tests measure on the page: overflow, slider tracks, picture scale, what is on screen.
 
-Each check reads the DOM of one explorer (found by the frame's CSS classes, `specdec.widgets.explorer.CSS`)
+Each check reads the DOM of one explorer (found by the frame's CSS classes, `specdec.explore.frame.CSS`)
 and returns plain data, so that the assertions in the tests say in words what is wrong and where.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import math
 
-import specdec.widgets
-from specdec.plots.canvas import MIN_HEADING_PX, MIN_TEXT_PX, smallest_text_px
-from specdec.widgets.explorer import MIN_TRACK_PX
+from specdec.explore.figure_kit import MIN_HEADING_PX, MIN_TEXT_PX, smallest_text_px
+from specdec.explore.frame import MIN_TRACK_PX
+
+from ..explorer_driving import build
 
 from .explorer_moves import EXPLORERS
 from .jupyter_driver import ExplorerView
@@ -97,8 +98,8 @@ def main_controls(title: str) -> list[str]:
 @functools.lru_cache(maxsize=None)
 def figure_text_px(title: str) -> tuple[float, float, int]:
     """(smallest text, smallest title or axis label, PNG width) of the explorer's figure, in PNG pixels,
-    built by its function with its default arguments, as the notebooks build them."""
-    explorer = getattr(specdec.widgets, EXPLORERS[title].picture)()
+    built by its class with its default arguments, as the notebooks build them."""
+    explorer = build(EXPLORERS[title].picture)
     width = int(round(explorer.figure.get_figwidth() * explorer.figure.dpi))
     return smallest_text_px(explorer.figure), smallest_text_px(explorer.figure, headings=True), width
 

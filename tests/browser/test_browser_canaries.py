@@ -14,31 +14,36 @@ from .notebook_checks import assert_move_redraws, assert_runs_cleanly
 pytestmark = pytest.mark.browser
 
 _STUCK_EXPLORERS = '''\
-import types
-
 import ipywidgets as widgets
-from specdec.plots import new_figure, png_bytes, styled
-from specdec.widgets import Explorer
+from specdec.explore.frame import Explorer, Readout, line, new_figure, png_bytes, styled
 
 
-def planted(title, readout_of, moves_picture):
-    value = widgets.IntSlider(value=3, min=0, max=9, description="value")
-    with styled():
-        figure = new_figure(2, 1.5)
-        axes = figure.add_subplot()
-        (line,) = axes.plot([0, 1], [0, 3], label="value")
-        axes.set_ylim(0, 10)
-        axes.legend()
+class Picture:
+    def __init__(self):
+        with styled():
+            self.figure = new_figure(2, 1.5)
+            axes = self.figure.add_subplot()
+            (self.line,) = axes.plot([0, 1], [0, 3], label="value")
+            axes.set_ylim(0, 10)
+            axes.legend()
 
-    def redraw():
-        if moves_picture:
-            line.set_ydata([0, value.value])
-        return {"readout": readout_of(value.value)}
+    def png(self):
+        return png_bytes(self.figure)
 
-    picture = types.SimpleNamespace(figure=figure, png=lambda: png_bytes(figure))
-    explorer = Explorer(title, {"value": value}, [[value]], picture, redraw)
-    explorer.observe_controls()
-    return explorer
+
+class Planted(Explorer):
+    def __init__(self, title, readout_of, moves_picture):
+        self.title, self.readout_of, self.moves_picture = title, readout_of, moves_picture
+        super().__init__({"value": widgets.IntSlider(value=3, min=0, max=9, description="value")}, [["value"]],
+                         Picture())
+
+    def compute(self):
+        if self.moves_picture:
+            self.picture.line.set_ydata([0, self.value("value")])
+        return {"value": self.value("value")}
+
+    def describe(self, shown):
+        return Readout([line(self.readout_of(shown["value"]))])
 '''
 
 CANARIES = {
@@ -50,8 +55,8 @@ CANARIES = {
     ],
     "stuck": [
         _STUCK_EXPLORERS,
-        "planted('picture stuck', lambda v: f'value {v}', moves_picture=False)",
-        "planted('readout off by one', lambda v: f'value {v + 1}', moves_picture=True)",
+        "Planted('picture stuck', lambda v: f'value {v}', moves_picture=False)",
+        "Planted('readout off by one', lambda v: f'value {v + 1}', moves_picture=True)",
     ],
 }
 

@@ -7,14 +7,11 @@ picture changes. Each explorer's screenshot goes to tests/browser/screenshots/.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
-import pkgutil
 
 import pytest
 
-import specdec.widgets
+import specdec.explore
 
 from .explorer_moves import EXPLORERS
 from .notebook_checks import assert_explorers_answer, assert_runs_cleanly
@@ -47,13 +44,10 @@ def test_notebook_in_jupyterlab(lab, screenshots, path):
         assert not errors, f"uncaught errors in the page: {errors}"
 
 
-def test_each_entry_names_an_explorer_function_and_its_title():
-    """The table's picture names are the explorers' functions, and each title is in that function's module."""
-    modules = [importlib.import_module(f"specdec.widgets.{info.name}")
-               for info in pkgutil.iter_modules(specdec.widgets.__path__)]
+def test_each_entry_names_an_explorer_class_and_its_title():
+    """The table's picture names are the discovered explorer classes, each with the title it is listed under."""
     pictures = [check.picture for check in EXPLORERS.values()]
     assert len(set(pictures)) == len(pictures), pictures
+    assert set(pictures) == set(specdec.explore.EXPLORERS), "every explorer has its browser moves, and no other"
     for title, check in EXPLORERS.items():
-        homes = [module for module in modules if callable(getattr(module, check.picture, None))]
-        assert homes, f"no function {check.picture} in specdec.widgets"
-        assert title in inspect.getsource(homes[0]), f"{homes[0].__name__} no longer titles an explorer {title!r}"
+        assert specdec.explore.EXPLORERS[check.picture].title == title, check.picture

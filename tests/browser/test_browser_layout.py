@@ -67,9 +67,9 @@ def test_explorers_fit_the_screen(screen, screenshots, path):
 
 def _presentation_notebook(folder) -> str:
     """A notebook that turns presentation mode on and shows every explorer of the series, one per cell."""
-    functions = sorted({check.picture for check in EXPLORERS.values()})
-    cells = [f"from specdec.widgets import presentation, {', '.join(functions)}\npresentation()"]
-    cells += [f"{function}()" for function in functions]
+    classes = sorted({check.picture for check in EXPLORERS.values()})
+    cells = [f"from specdec.explore import presentation, {', '.join(classes)}\npresentation()"]
+    cells += [f"{name}()" for name in classes]
     notebook = {
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"cell-{index}", "metadata": {},
                    "outputs": [], "source": source} for index, source in enumerate(cells)],
