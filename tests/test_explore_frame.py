@@ -7,6 +7,7 @@ import inspect
 import io
 import pkgutil
 import re
+from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
@@ -535,3 +536,24 @@ def test_explorers_are_every_public_explorer_class_of_the_package_modules():
     assert all(name.endswith("Explorer") and value.title != Explorer.title for name, value in expected.items())
     with pytest.raises(AttributeError, match="no attribute 'NoSuchExplorer'"):
         specdec.explore.NoSuchExplorer  # noqa: B018
+
+
+# ---- the guide ------------------------------------------------------------------------------------------
+
+GUIDE = Path(specdec.explore.__file__).with_name("README.md")
+
+
+def test_the_guide_s_python_blocks_run_in_order():
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), flags=re.S)
+    assert len(blocks) >= 2
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(GUIDE), "exec"), namespace)  # noqa: S102 - the guide's own examples
+    assert issubclass(namespace["TokensExplorer"], Explorer) and "TokensExplorer" not in specdec.explore.EXPLORERS
+
+
+def test_the_guide_names_every_explorer_and_the_current_goals():
+    text = GUIDE.read_text(encoding="utf-8")
+    assert [name for name in EXPLORER_NAMES if f"`{name}`" not in text] == []
+    for goal in ("median ≤ 50 ms", "95th percentile\n  ≤ 100 ms", "worst ≤ 250 ms"):
+        assert goal in text

@@ -7,7 +7,9 @@ do to it, and computes from specdec (the core, with the explorer's documented re
 random) the text the readout must then contain. The expected text is computed from the control
 values the page shows after the move, so it does not depend on the explorer's starting values.
 
-An explorer that a notebook shows but that is missing here fails the browser test: add it.
+An explorer that a notebook shows but that is missing here fails the browser test. A new explorer
+puts its check in its own test module instead, as ``BROWSER_CHECK = ExplorerCheck("XExplorer", ...)``
+in ``tests/test_explore_<name>.py``: `EXPLORERS` below gathers those too.
 """
 
 from __future__ import annotations
@@ -373,3 +375,21 @@ EXPLORERS: dict[str, ExplorerCheck] = {
         Move("lenient λ", "drag:-80", _lossy),  # one key step often crosses no ratio p/q: the law stays
     )),
 }
+
+
+def _checks_in_test_modules() -> dict[str, ExplorerCheck]:
+    """The `BROWSER_CHECK` of every ``tests/test_explore_*.py`` that has one, by its explorer's title."""
+    import importlib
+    from pathlib import Path
+
+    import specdec.explore
+
+    checks = {}
+    for path in sorted(Path(__file__).resolve().parents[1].glob("test_explore_*.py")):
+        check = getattr(importlib.import_module(f"tests.{path.stem}"), "BROWSER_CHECK", None)
+        if check is not None:
+            checks[specdec.explore.EXPLORERS[check.picture].title] = check
+    return checks
+
+
+EXPLORERS.update(_checks_in_test_modules())
