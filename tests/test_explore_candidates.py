@@ -10,7 +10,7 @@ from specdec.variants.multi_candidate import acceptance_by_k, multi_candidate_la
 from specdec.variants.pairs import draft_with_acceptance, geometric_target
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
-from .test_plots_legends import check_entry, legend_entries
+from .test_explore_legends import check_entry, legend_entries
 
 
 def assert_candidates_view_matches_the_math(explorer):

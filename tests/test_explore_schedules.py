@@ -12,7 +12,7 @@ from specdec.theory import optimal_gamma, speedup
 from specdec.variants.adaptive_gamma import compare_schedules
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
-from .test_plots_legends import check_entry, legend_entries
+from .test_explore_legends import check_entry, legend_entries
 
 
 @pytest.fixture(scope="module")
