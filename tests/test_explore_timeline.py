@@ -170,16 +170,16 @@ def test_starting_values_are_used():
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
-    ({"accelerator": "H300"}, ValueError, "accelerator must be one of"),
-    ({"accelerator": 3}, TypeError, "accelerator must be a name"),
+    ({"accelerator": "H300"}, ValueError, "accelerator must be one of 'H100 SXM', "),
+    ({"accelerator": 3}, ValueError, "accelerator must be one of 'H100 SXM', "),
     ({"pair": ("Llama 3.1 70B", "GPT-9")}, ValueError, "pair must be one of the pairs"),
     ({"pair": None}, ValueError, "pair must be one of the pairs"),
     ({"pair": ("Llama 160M", "Llama 2 70B")}, ValueError, "draft must not be larger than its target"),
     ({"pair": ("Llama 3.1 70B", "Llama 2 7B")}, ValueError, "draft must share the target's vocabulary"),
     ({"gamma": TIMELINE_GAMMA_SLIDER_MAX + 1}, ValueError, "gamma must be an integer in 0 … 10"),
     ({"alpha": 1.2}, ValueError, "alpha must be in [0, 1]"),
-    ({"batch": 0}, ValueError, "batch must be an integer in 1 … 1,024"),
-    ({"batch": 3}, ValueError, "batch must be a power of two"),
+    ({"batch": 0}, ValueError, "batch must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024; got 0"),
+    ({"batch": 3}, ValueError, "batch must be one of 1, 2, 4, "),
     ({"seed": SEED_SLIDER_MAX + 1}, ValueError, "seed must be an integer in 0 … 99"),
     ({"pass_time": 3.5}, ValueError, "pass_time must be in 0 … 3 ms"),
     ({"pass_time": "fast"}, TypeError, "pass_time must be a number"),

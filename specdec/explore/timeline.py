@@ -1,12 +1,10 @@
 """Where the time goes (notebook 05): draft and target passes on a clock, one pass's roofline, speedup against batch.
 
-Top: two lanes on one clock. Plain decoding is one target pass per token; speculative decoding is γ
-draft passes and one verify pass per step, and under each verify pass one tile per token the step
-emitted, coloured by where it came from. Bottom left: the time of one pass against the positions it
-scores, for the target and the draft (log–log): flat while reading the weights dominates, rising once
-the arithmetic does. Bottom right: the expected speedup against the batch size, by the cost model and
-by speedup(α, γ, c) with the verify pass counted as free. Every number comes from `specdec.hardware`,
-whose docstring lists what the cost model leaves out.
+Top: plain decoding, one target pass per token, against speculative decoding, γ draft passes and one
+verify pass per step, with one tile per emitted token under each verify pass. Bottom left: the time of
+one pass against the positions it scores (log–log), flat while reading the weights dominates. Bottom
+right: the expected speedup against the batch size, by the cost model and by speedup(α, γ, c) with the
+verify pass free. Every number comes from `specdec.hardware`, which says what its cost model leaves out.
 """
 
 from __future__ import annotations
@@ -19,10 +17,10 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import hardware, palette
 from ..limits import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
-from ..validation import Count, Probability, checked
-from .temperature import slider_range
+from ..validation import Count, OneOf, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, role_patch, role_style, styled)
+from .temperature import slider_range
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
@@ -223,8 +221,12 @@ class TimelineFigure:
         fits = np.asarray(fits, dtype=bool)
         self.no_fit_marker.set_data(np.asarray(batches)[~fits], np.asarray(model_speedups)[~fits])
 
-        limits = (max(plain_end, speculative_end) * 1.02, min(target_ms.min(), draft_ms.min()) / 1.6,
-                  max(target_ms.max(), draft_ms.max()) * 150)  # headroom above the curves for the legend
+        # Round limits (a few steps a decade; whole decades), so that the axes are redrawn only now and then.
+        end = max(plain_end, speculative_end) * 1.02
+        decade = 10 ** np.floor(np.log10(end))
+        limits = (next(m * decade for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * decade >= end),
+                  10 ** np.floor(np.log10(min(target_ms.min(), draft_ms.min()) / 1.6)),
+                  10 ** np.ceil(np.log10(max(target_ms.max(), draft_ms.max()) * 150)))  # room for the legend
         if limits != self._limits:
             self.timeline_axes.set_xlim(0, limits[0])
             self.roofline_axes.set_ylim(*limits[1:])
@@ -237,16 +239,6 @@ class TimelineFigure:
             return self.fast.png()
 
 
-def accelerator_name(value, name: str, _arguments) -> str:
-    """A key of `specdec.hardware.ACCELERATORS`."""
-    names = ", ".join(hardware.ACCELERATORS)
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a name (str), one of {names}; got {type(value).__name__}")
-    if value not in hardware.ACCELERATORS:
-        raise ValueError(f"{name} must be one of {names}; got {value!r}")
-    return value
-
-
 def model_pair(value, name: str, _arguments) -> tuple:
     """(target, draft), one of `specdec.hardware.PAIRS`; for another pair of models, the cost model's objection."""
     pair = tuple(value) if isinstance(value, (tuple, list)) else ()
@@ -256,16 +248,6 @@ def model_pair(value, name: str, _arguments) -> tuple:
         hardware.size_ratio(*(hardware.MODELS[model] for model in pair))  # a larger draft, another vocabulary
     raise ValueError(f"{name} must be one of the pairs (target, draft) {', '.join(map(str, hardware.PAIRS))}; "
                      f"got {value!r}")
-
-
-
-
-def batch_size(value, name: str, arguments) -> int:
-    """A batch size the slider offers: a power of two in 1 … 1024 (`specdec.hardware.BATCH_SIZES`)."""
-    value = Count(1, hardware.BATCH_SIZES[-1])(value, name, arguments)
-    if value not in hardware.BATCH_SIZES:
-        raise ValueError(f"{name} must be a power of two in 1 … {hardware.BATCH_SIZES[-1]}, got {value}")
-    return value
 
 
 class TimelineExplorer(Explorer):
@@ -309,8 +291,8 @@ class TimelineExplorer(Explorer):
 
     title = "Where the time goes: draft and target passes"
 
-    @checked(accelerator=accelerator_name, pair=model_pair, gamma=Count(0, TIMELINE_GAMMA_SLIDER_MAX),
-             alpha=Probability(), batch=batch_size, seed=Count(0, SEED_SLIDER_MAX),
+    @checked(accelerator=OneOf(*hardware.ACCELERATORS), pair=model_pair, gamma=Count(0, TIMELINE_GAMMA_SLIDER_MAX),
+             alpha=Probability(), batch=OneOf(*hardware.BATCH_SIZES), seed=Count(0, SEED_SLIDER_MAX),
              pass_time=slider_range(PASS_TIME_SLIDER_MAX_MS, " ms"))
     def __init__(self, accelerator="H100 SXM", pair=hardware.DEFAULT_PAIR, gamma=4, alpha=0.8, batch=1, seed=0,
                  pass_time=hardware.MEASURED_PASS_OVERHEAD * MILLISECONDS):
