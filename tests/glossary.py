@@ -36,8 +36,8 @@ GLOSSARY = {
                    "T → 0 puts all the mass on the largest logit.",
     "greedy decoding": "Emitting the most likely token every time: sampling from a distribution with all "
                        "its mass on the argmax. Temperature 0.",
-    "cost ratio": "c = time of one target forward pass / time of one draft forward pass. Leviathan et "
-                  "al. use the inverse, c′ = 1/c.",
+    "cost ratio": "c = time of one target forward pass / time of one draft forward pass: the reciprocal "
+                  "of Leviathan et al.'s cost coefficient c, which this series writes c′ = 1/c.",
     "memory bandwidth": "How many bytes per second a chip can read from its memory. Generating one token "
                         "reads every weight of the model, so at small batch sizes bandwidth, not "
                         "arithmetic, sets the time of a decoding pass.",
