@@ -119,8 +119,8 @@ class TimelineFigure:
                         ["plain:\ntarget passes", "speculative:\npasses", "speculative:\ntokens out"])
         axes.set(xlabel="time (ms)", xlim=(0, 1))
         self.timeline_title = axes.set_title(" ")
-        roles = [role_patch("target", self._short("", "target pass")), role_patch("draft", self._short("", "draft pass")),
-                 role_patch("accepted"), role_patch("resampled"), role_patch("bonus")]
+        roles = [role_patch(name, self._short("", f"{name} pass") if name in ("target", "draft") else "")
+                 for name in ("target", "draft", "accepted", "resampled", "bonus")]
         self._legend(axes, roles + [self.plain_end, self.speculative_end], loc="upper center",
                      bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False, handlelength=1.6, columnspacing=1.0)
 
@@ -148,7 +148,8 @@ class TimelineFigure:
                      framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)  # 9 pt: fits inside
 
     def _build_batch(self, axes):
-        plain = axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5, label=self._short("1×", "1× (plain)"))
+        plain = axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                             label=self._short("1×", "1× (plain)"))
         (self.formula_curve,) = axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=2, marker=".",
                                           label=self._short("verify free", "speedup(α, γ, c), verify free"))
         (self.model_curve,) = axes.plot([1], [1], color=palette.HIGHLIGHT, linewidth=2, marker=".",
@@ -369,8 +370,9 @@ class TimelineExplorer(Explorer):
         memory_lines = [line(f"{needed} of {capacity}" if memory.fits else
                              f"{needed}, more than {capacity}: this batch does not fit")]
         if devices > 1:
-            memory_lines.append(line(f"{shown['target']} needs {devices} × {chip.memory_capacity / 1e9:.0f} GB for its "
-                                     "weights; the model keeps one device's times and leaves out the communication."))
+            memory_lines.append(line(f"{shown['target']} needs {devices} × {chip.memory_capacity / 1e9:.0f} GB "
+                                     "for its weights; the model keeps one device's times and leaves out the "
+                                     "communication."))
         return Readout([
             line(f"{chip.name}: {chip.memory_bandwidth / 1e12:.3g} TB/s, {chip.peak_flops / 1e12:.3g} TFLOP/s; "
                  f"compute-bound past {chip.ridge:.0f} FLOP/byte; {shown['pass_time']:.1f} ms fixed per pass"),
