@@ -8,7 +8,7 @@ from specdec.variants.lossy_acceptance import lossy_law
 from specdec.variants.pairs import draft_with_acceptance, geometric_target
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
-from .test_plots_legends import check_entry, legend_entries
+from .test_explore_legends import check_entry, legend_entries
 
 
 def assert_lossy_view_matches_the_math(explorer):
@@ -29,7 +29,7 @@ def assert_lossy_view_matches_the_math(explorer):
     lenient = [lossy_law("lenient", p, q, lenience=value) for value in np.linspace(1.0, 0.05, 20)]
     np.testing.assert_allclose(shown["lenient_curve"][1], [x.tv for x in lenient], atol=1e-12)
     law_axes, trade_axes = explorer.figure.axes
-    chosen = [line for line in trade_axes.lines if line.get_label() == "chosen rule"][0]
+    chosen = explorer.picture.chosen_point
     assert chosen.get_xdata()[0] == pytest.approx(law.acceptance) and chosen.get_ydata()[0] == pytest.approx(law.tv)
     text = shown["readout"].text()
     assert f"TV distance of the output from p: {law.tv:.3f}" in text

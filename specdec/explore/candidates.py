@@ -26,8 +26,8 @@ from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import target_and_draft_marks
-from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, \
-    panel_axes, role_style, styled
+from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, \
+    new_figure, panel_axes, role_style, styled
 
 #: The target row: six tokens, p(x) ∝ 0.55^x.
 CANDIDATE_TARGET = geometric_target(6, 0.55)
@@ -61,19 +61,26 @@ def between(low: float, high: float):
 SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
 
 
-def stacked_bars(axes, positions, accepted_detail: str, resampled_detail: str):
-    """The accepted part and, on top of it, the resampled part of a law, at height 0 for now."""
-    zeros = np.zeros(len(positions))
+def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel: str):
+    """One rule's output law, token by token, at height 0 for now: the accepted part, the resampled part
+    on top of it, p outlined and q as diamonds. In presentation mode the legend names only the roles
+    and the axis is taller, so that the legend (drawn by the caller) clears the bars."""
+    short, positions = compact(), np.arange(len(labels))
     style = dict(width=0.6, edgecolor="white", linewidth=0.5)
-    accepted = axes.bar(positions, zeros, **role_style("accepted"), **style,
-                        label=palette.ROLES["accepted"].labelled(accepted_detail))
-    resampled = axes.bar(positions, zeros, **role_style("resampled"), **style,
-                         label=palette.ROLES["resampled"].labelled(resampled_detail))
-    return accepted, resampled
+    parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), **style,
+                      label=palette.ROLES[role].labelled("" if short else detail))
+             for role, detail in (("accepted", accepted_detail), ("resampled", resampled_detail))]
+    target, draft = target_and_draft_marks(axes, positions, draft_size=8)
+    if short:
+        target.set_label(palette.ROLES["target"].label)
+    axes.set_xticks(positions, list(labels))
+    axes.set(xlabel="output token", ylabel="probability" if short else ylabel, ylim=(0, 1.75 if short else 1.35),
+             xlim=(-0.6, len(labels) - 0.4))
+    return (*parts, target, draft)
 
 
 def set_stack(accepted_bars, resampled_bars, accepted, resampled) -> None:
-    """Set the heights of `stacked_bars`: the resampled part sits on the accepted part."""
+    """Set the heights of a `law_panel`'s parts: the resampled part sits on the accepted part."""
     for accepted_bar, resampled_bar, low, high in zip(accepted_bars, resampled_bars, accepted, resampled):
         accepted_bar.set_height(low)
         resampled_bar.set_y(low)
@@ -96,22 +103,18 @@ class CandidatesFigure:
     """
 
     def __init__(self, labels, max_k: int):
-        positions, ks = np.arange(len(labels)), np.arange(1, max_k + 1)
+        positions, ks, short = np.arange(len(labels)), np.arange(1, max_k + 1), compact()
         with styled():
             self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
             self.law_axes, self.k_axes = law_axes, k_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
-            self.accepted_bars, self.resampled_bars = stacked_bars(
-                law_axes, positions, "some candidate accepted", "drawn from the last residual")
-            self.target_bars, self.draft_marks = target_and_draft_marks(law_axes, positions, draft_size=8)
+            self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks = law_panel(
+                law_axes, labels, "some candidate accepted", "drawn from the last residual", "probability / frequency")
             (self.sampled_marks,) = law_axes.plot(positions, np.zeros(len(positions)), label="sampled frequency",
                                                   **SAMPLED_STYLE)
-            law_axes.set_xticks(positions, list(labels))
-            law_axes.set(xlabel="output token", ylabel="probability / frequency", ylim=(0, 1.35),
-                         xlim=(-0.6, len(labels) - 0.4))
-            law_axes.legend(loc="upper right")
+            law_axes.legend(loc="upper right", ncols=2 if short else 1)
             self.law_title = law_axes.set_title(" ")
             (self.exact_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.HIGHLIGHT, marker="o",
-                                             markersize=4, label="residual updated (exact)")
+                                             markersize=4, label="exact rule" if short else "residual updated (exact)")
             (self.rule_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.NEUTRAL, linestyle="--",
                                             marker="s", markersize=4, label="chosen rule")
             (self.k_marker,) = k_axes.plot([1], [0], linestyle="none", marker="o", markersize=12,

@@ -18,9 +18,8 @@ from ..rows import token_labels
 from ..validation import OneOf, checked
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
-from .candidates import between, set_stack, stacked_bars
-from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, figure_scale, line,
+from .candidates import between, law_panel, set_stack
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, styled)
 
 #: The target row: eight tokens, p(x) ∝ 0.6^x.
@@ -69,35 +68,30 @@ class LossyFigure:
     """
 
     def __init__(self, labels, curve_points: int):
-        positions, zeros = np.arange(len(labels)), np.zeros(curve_points)
-        short = figure_scale() > 1  # presentation mode: the panels are stacked, shorter y labels
+        zeros, short = np.zeros(curve_points), compact()  # presentation mode: panels stacked, short labels
         with styled():
             self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
             self.law_axes, self.trade_axes = law_axes, trade_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
-            self.accepted_bars, self.replaced_bars = stacked_bars(
-                law_axes, positions, "draft token kept", "replacement after a rejection")
-            self.target_bars, self.draft_marks = target_and_draft_marks(law_axes, positions, draft_size=8)
-            law_axes.set_xticks(positions, list(labels))
-            law_axes.set(xlabel="output token", ylabel="probability" if short else "probability of being emitted",
-                         ylim=(0, 1.35), xlim=(-0.6, len(labels) - 0.4))
-            law_axes.legend(loc="upper right")
+            self.accepted_bars, self.replaced_bars, self.target_bars, self.draft_marks = law_panel(
+                law_axes, labels, "draft token kept", "replacement after a rejection", "probability of being emitted")
+            law_axes.legend(loc="upper right", ncols=2 if short else 1)
             self.law_title = law_axes.set_title(" ")
             (self.lenient_line,) = trade_axes.plot(zeros, zeros, color=palette.NEUTRAL, linestyle="-", marker=".",
-                                                   label="lenient, λ: 1 → 0.05")
+                                                   label="lenient" if short else "lenient, λ: 1 → 0.05")
             (self.typical_line,) = trade_axes.plot(zeros, zeros, color=palette.HIGHLIGHT, linestyle=":",
-                                                   marker=".", label="typical, ε: 0.01 → 1")
+                                                   marker=".", label="typical" if short else "typical, ε: 0.01 → 1")
             (self.exact_point,) = trade_axes.plot([0], [0], linestyle="none", marker="*", markersize=14,
-                                                  color=palette.HIGHLIGHT, label="exact rule")
+                                                  color=palette.HIGHLIGHT, label="exact" if short else "exact rule")
             (self.greedy_point,) = trade_axes.plot([0], [0], linestyle="none", marker="X", markersize=10,
-                                                   color=palette.NEUTRAL, label="greedy top-1")
+                                                   color=palette.NEUTRAL, label="greedy" if short else "greedy top-1")
             (self.chosen_point,) = trade_axes.plot([0], [0], linestyle="none", marker="o", markersize=13,
                                                    markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
-                                                   markeredgewidth=2, label="chosen rule")
+                                                   markeredgewidth=2, label="chosen" if short else "chosen rule")
             trade_axes.set(title="What acceptance costs", xlabel="acceptance rate (share of drafts kept)",
                            ylabel="TV from p" if short else "TV distance of the output from p", xlim=(0, 1.02),
-                           ylim=(-0.02, 1.45), yticks=np.linspace(0, 1, 6))
+                           ylim=(-0.02, 1.6 if short else 1.45), yticks=np.linspace(0, 1, 6))
             trade_axes.axhline(1.0, color=palette.NEUTRAL, linewidth=0.8)  # the largest TV; the legend sits above
-            trade_axes.legend(loc="upper left", ncols=2)
+            trade_axes.legend(loc="upper left", ncols=3 if short else 2)
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.replaced_bars, *self.target_bars,
                                              self.draft_marks, self.law_title, self.lenient_line, self.typical_line,
                                              self.exact_point, self.greedy_point, self.chosen_point])

@@ -19,7 +19,7 @@ from ..theory import optimal_gamma, speedup
 from ..validation import Count, InstanceOf, OrNone, checked
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
 from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, \
-    new_figure, panel_axes, styled
+    new_figure, styled
 
 #: How many verify steps the left panel draws.
 SCHEDULE_STEPS = 120
@@ -65,40 +65,39 @@ class ScheduleFigure:
     """
 
     def __init__(self, names, steps: int, max_gamma: int, max_speedup: float):
-        self.steps = steps
+        self.steps, self.names = steps, list(names)
         positions = np.arange(len(names))
-        accepted = palette.ROLES["accepted"]
+        accepted, self.short = palette.ROLES["accepted"], compact()
         with styled():
             self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
-            if compact():  # stacked, the bars' panel taller: one line of text per bar
-                grid = self.figure.add_gridspec(2, 1, height_ratios=[1, 1.8])
-                panels = [self.figure.add_subplot(cell) for cell in grid]
-            else:
-                panels = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
-            self.step_axes, self.speed_axes = step_axes, speed_axes = panels
+            # Side by side in both layouts: the bars need the full height, one line of text per run.
+            self.step_axes, self.speed_axes = step_axes, speed_axes = self.figure.subplots(
+                1, 2, width_ratios=[1, 1.25] if self.short else [1.25, 1])
             (self.gamma_line,) = step_axes.step(np.arange(steps), np.zeros(steps), where="mid",
                                                 color=palette.HIGHLIGHT, linewidth=1.5, label="γ drafted")
             (self.accepted_marks,) = step_axes.plot(np.arange(steps), np.zeros(steps), linestyle="none", marker="o",
                                                     markersize=4, color=accepted.colour,
                                                     label=accepted.labelled("draft tokens kept"))
             step_axes.set(xlabel="verify step", ylabel="draft tokens", xlim=(-1, steps), ylim=(-0.5, max_gamma + 0.5))
-            step_axes.yaxis.set_major_locator(MaxNLocator(nbins=4 if compact() else "auto", integer=True))
+            step_axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+            step_axes.xaxis.set_major_locator(MaxNLocator(nbins=3 if self.short else "auto", integer=True))
             self.step_title = step_axes.set_title(" ")
             self.bars = speed_axes.barh(positions, np.zeros(len(positions)), height=0.7, color=palette.NEUTRAL,
                                         edgecolor=palette.HIGHLIGHT, linewidth=0.5,
-                                        label="speedup measured on the text")
+                                        label="measured speedup" if self.short else "speedup measured on the text")
             (self.theory_marks,) = speed_axes.plot([], [], linestyle="none", marker="|", markersize=14,
                                                    markeredgewidth=3, color=palette.HIGHLIGHT,
-                                                   label="speedup(ᾱ, γ, c) at constant α")
+                                                   label="theory, constant α" if self.short
+                                                   else "speedup(ᾱ, γ, c) at constant α")
             self.break_even = speed_axes.axvline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.2,
                                                  label="1×: plain decoding")
             speed_axes.set_yticks(positions, list(names))
-            speed_axes.set(xlabel="speedup at cost ratio c (×)", xlim=(0, max_speedup),
+            speed_axes.set(xlabel="speedup (×)" if self.short else "speedup at cost ratio c (×)", xlim=(0, max_speedup),
                            ylim=(len(positions) - 0.4, -0.6))  # the first run on top
             self.speed_title = speed_axes.set_title(" ")
             # Under the panels: inside, a long γ run or a long bar would run into it.
             self.figure.legend(handles=[self.gamma_line, self.accepted_marks, self.bars, self.theory_marks,
-                                        self.break_even], loc="outside lower center", ncols=2 if compact() else 3)
+                                        self.break_even], loc="outside lower center", ncols=2 if self.short else 3)
         self.fast = FastRedraw(self.figure, [self.gamma_line, self.accepted_marks, self.step_title, *self.bars,
                                              self.theory_marks, self.speed_title])
 
@@ -112,12 +111,12 @@ class ScheduleFigure:
         gamma_values[:shown], kept[:shown] = gammas[:shown], accepted[:shown]
         self.gamma_line.set_ydata(gamma_values)
         self.accepted_marks.set_ydata(kept)
-        self.step_title.set_text(f"{title}: the first {shown} steps")
+        self.step_title.set_text(f"first {shown} steps" if self.short else f"{title}: the first {shown} steps")
         for index, (bar, value) in enumerate(zip(self.bars, speedups)):
             bar.set_width(value)
             bar.set_linewidth(2.5 if index == chosen else 0.5)
         self.theory_marks.set_data(theory, np.arange(len(theory)))
-        self.speed_title.set_text(f"{title}: {speedups[chosen]:.2f}×")
+        self.speed_title.set_text(f"{self.names[chosen] if self.short else title}: {speedups[chosen]:.2f}×")
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only the data."""

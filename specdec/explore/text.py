@@ -140,7 +140,8 @@ class RealTextFigure:
                                                       linestyle=(0, (1.5, 0.8)), label="measured in this run")
             self.alpha_labels = [alpha_axes.text(order, 0, "", ha="center", va="bottom") for order in DRAFT_ORDERS]
             alpha_axes.set(xticks=DRAFT_ORDERS, xlabel="draft order (1 = unigram, 2 = bigram)",
-                           ylabel="acceptance rate α", ylim=(0, 1.12), xlim=(0.4, 4.6))
+                           ylabel="α" if stacked else "acceptance rate α", ylim=(0, 1.3 if stacked else 1.12),
+                           xlim=(0.4, 4.6))
             self.alpha_title = alpha_axes.set_title("")
             alpha_handles = [role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
                              Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
@@ -151,7 +152,7 @@ class RealTextFigure:
             self.ceiling = tokens_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
                                                label="γ + 1: every draft accepted")
             self.tokens_spread = self._spread_marks(tokens_axes)
-            tokens_axes.set(ylabel="characters per target call")
+            tokens_axes.set(ylabel="characters / call" if stacked else "characters per target call")
             self.tokens_title = tokens_axes.set_title("")
             self.speed_bars, self.speed_values = self._gain_bars(speed_axes)
             self.break_even = speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
@@ -163,11 +164,15 @@ class RealTextFigure:
                 axes.set(xticks=[*_BAR_OFFSETS, _SEEDS_AT], xticklabels=["run", "theory", "seeds"],
                          xlim=(-0.55, 0.95), ylim=(0, GAIN_TOP))
             # One legend for both right panels, under them: inside, the moving γ + 1 line and the bars would cross it.
-            handles = [*(alpha_handles if stacked else []), *self.tokens_bars, self.tokens_spread[0], self.ceiling,
-                       self.break_even]
-            labels = [*([handle.get_label() for handle in alpha_handles] if stacked else []), "this run",
-                      "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
-                      "γ + 1: every draft accepted", "1×: plain decoding"]
+            if stacked:  # one legend for the three panels, short: the text is large and the picture small
+                handles = [alpha_handles[0], self.measured_marker, *self.tokens_bars, self.tokens_spread[0],
+                           self.ceiling]
+                labels = ["accepted: α of each draft", "α measured", "this run", "theory at ᾱ",
+                          f"{SEED_COUNT} seeds: mean, range", "γ + 1"]
+            else:
+                handles = [*self.tokens_bars, self.tokens_spread[0], self.ceiling, self.break_even]
+                labels = ["this run", "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
+                          "γ + 1: every draft accepted", "1×: plain decoding"]
             self.figure.legend(handles=handles, labels=labels, loc="outside lower center" if stacked
                                else "outside lower right", ncols=2)
         self.fast = FastRedraw(
