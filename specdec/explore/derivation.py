@@ -16,7 +16,8 @@ from ..output_law import position_law
 from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..limits import DERIVATION_VOCAB_MAX
 from ..validation import Distribution, checked
-from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, nice_top, role_style, styled
+from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top, role_style,
+                    styled)
 
 def target_and_draft_marks(axes, positions, draft_size: float):
     """p as outlined bars and q as diamonds over the tokens at `positions`, all at height 0 for now."""
@@ -63,7 +64,8 @@ class DerivationFigure:
                 bar.set_zorder(2)
             axes.set_xticks(positions, list(labels))
             axes.set(title="Where each output token comes from", xlabel="token",
-                     ylabel="probability of being emitted", ylim=(0, 1.05), xlim=(-0.6, len(labels) - 0.4))
+                     ylabel="probability" if compact() else "probability of being emitted", ylim=(0, 1.05),
+                     xlim=(-0.6, len(labels) - 0.4))
             axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
             axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
             axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25)

@@ -25,7 +25,7 @@ from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..limits import SEED_SLIDER_MAX, STEPS_SLIDER_MIN
 from ..validation import Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure, styled
+from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, styled
 
 #: The most tokens the token panel shows.
 MAX_SHOWN_VOCAB = 26
@@ -93,8 +93,13 @@ class MonteCarloFigure:
 
     def __init__(self, labels, gamma: int):
         tokens, counts = np.arange(len(labels)), np.arange(gamma + 2)
+        self.compact = compact()  # presentation mode: short labels, one legend beside the panels
+
+        def short(compact_text, text):
+            return compact_text if self.compact else text
+
         sampled = dict(width=0.6, color=palette.NEUTRAL, hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
-                       label="sampled frequency")
+                       label=short("sampled", "sampled frequency"))
         with styled():
             self.figure = new_figure(10.0, 6.6)
             grid = self.figure.subplot_mosaic([["tokens", "counts"], ["deviation", "deviation"]],
@@ -105,30 +110,42 @@ class MonteCarloFigure:
             self.sampled_bars = token_axes.bar(tokens, np.zeros(len(labels)), **sampled)
             self.target_bars, self.draft_marks = target_and_draft_marks(token_axes, tokens, draft_size=8)
             token_axes.set_xticks(tokens, list(labels))
-            token_axes.set(xlabel="output token", xlim=(-0.6, len(labels) - 0.4))
+            token_axes.set(xlabel=short("token", "output token"), xlim=(-0.6, len(labels) - 0.4))
             self.token_title = token_axes.set_title(" ")
             self.count_bars = count_axes.bar(counts, np.zeros(gamma + 2), **sampled)
             self.count_law_bars = count_axes.bar(counts, np.zeros(gamma + 2), width=0.8, fill=False,
                                                  edgecolor=palette.HIGHLIGHT, linewidth=2, linestyle="--",
-                                                 label="exact law (outline)")
+                                                 label=short("exact law", "exact law (outline)"))
             count_axes.set_xticks(counts)
-            count_axes.set(title="Tokens per step", xlabel="tokens emitted by one step", xlim=(-0.6, gamma + 1.6))
+            count_axes.set(title=short("Per step", "Tokens per step"), xlim=(-0.6, gamma + 1.6),
+                           xlabel=short("tokens per step", "tokens emitted by one step"))
             for axes in (token_axes, count_axes):  # the legend under the verdict line, both above the bars
-                axes.set(ylabel="frequency / probability", ylim=(0, FREQUENCY_AXIS_TOP), yticks=np.linspace(0, 1, 6))
-                axes.legend(loc="upper right", bbox_to_anchor=(1, 0.87), fontsize=9)
+                axes.set(ylabel=short("frequency", "frequency / probability"), ylim=(0, FREQUENCY_AXIS_TOP),
+                         yticks=np.linspace(0, 1, 3 if self.compact else 6))
+                if not self.compact:
+                    axes.legend(loc="upper right", bbox_to_anchor=(1, 0.87), fontsize=9)
             self.verdict_texts = [axes.text(0.02, 0.96, "", transform=axes.transAxes, va="top", fontsize=10,
-                                            fontweight="bold") for axes in (token_axes, count_axes)]
+                                            fontweight="bold", in_layout=False) for axes in (token_axes, count_axes)]
             (self.deviation_line,) = deviation_axes.plot([1], [1], color=palette.HIGHLIGHT, marker="o", markersize=4,
                                                          linewidth=1.8,
-                                                         label="largest |frequency − p| among the first n steps")
+                                                         label=short("largest |f − p|",
+                                                                     "largest |frequency − p| among the first n steps"))
             (self.guide_line,) = deviation_axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
-                                                     label=f"guide: {GUIDE_DEVIATIONS} standard deviations, as 1/√n")
+                                                     label=short(f"guide: {GUIDE_DEVIATIONS} sd",
+                                                                 f"guide: {GUIDE_DEVIATIONS} standard deviations, as 1/√n"))
             self.n_marker = deviation_axes.axvline(1e5, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
-                                                   label="n on the slider")
+                                                   label=short("n now", "n on the slider"))
             deviation_axes.set(xscale="log", yscale="log", xlim=N_AXIS, ylim=DEVIATION_AXIS,
-                               xlabel="steps n (log scale)", ylabel="largest deviation (log scale)")
+                               xlabel=short("steps n", "steps n (log scale)"),
+                               ylabel=short("deviation", "largest deviation (log scale)"))
             self.deviation_title = deviation_axes.set_title(" ")
-            deviation_axes.legend(loc="lower left")
+            if self.compact:
+                handles = [self.sampled_bars, self.target_bars, self.draft_marks, self.count_law_bars,
+                           self.deviation_line, self.guide_line, self.n_marker]
+                self.figure.legend(handles=handles, loc="outside lower center", ncols=4, handlelength=1.5,
+                                   columnspacing=1.0)
+            else:
+                deviation_axes.legend(loc="lower left")
         self.fast = FastRedraw(self.figure, [
             *self.sampled_bars, *self.target_bars, self.draft_marks, self.token_title, *self.verdict_texts,
             *self.count_bars, *self.count_law_bars, self.deviation_line, self.guide_line, self.n_marker,
@@ -149,13 +166,14 @@ class MonteCarloFigure:
         if draft is not None:
             self.draft_marks.set_ydata(draft)
         for text, words in zip(self.verdict_texts, verdicts):
-            text.set_text(words)
+            text.set_text(words.replace("χ² p-value", "p") if self.compact else words)
             text.set_color(palette.ACCEPTED if words.startswith("passes") else palette.RESAMPLED)
-        self.token_title.set_text(f"Output tokens at position {position}")
+        self.token_title.set_text(f"Position {position}" if self.compact else f"Output tokens at position {position}")
         self.deviation_line.set_data(sizes, np.maximum(deviations, DEVIATION_AXIS[0]))
         self.guide_line.set_data(sizes, guide)
         self.n_marker.set_xdata([n, n])
-        self.deviation_title.set_text(f"Position {position}: the largest deviation from p as n grows")
+        self.deviation_title.set_text("Largest deviation from p" if self.compact else
+                                      f"Position {position}: the largest deviation from p as n grows")
 
     def png(self) -> bytes:
         """The figure as PNG bytes, redrawing only what changes."""

@@ -143,6 +143,7 @@ class TimelineFigure:
         axes.set(xlabel=self._short("positions per sequence, t", "positions scored per sequence, t (log scale)"),
                  ylabel=self._short("ms (log)", "time of one pass (ms, log)"),
                  title=self._short("One pass", "One pass: flat while memory-bound"))
+        axes.yaxis.set_label_coords(-0.25 if self.compact else -0.17, 0.5)  # clear of the widest tick label (10⁻¹)
         curves = [self.target_curve, self.draft_curve] if not self.compact else []  # compact: the roles' colours
         self._legend(axes, curves + [self.plain_marker, self.verify_marker, self.ridge_line], loc="upper left",
                      framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)  # 9 pt: fits inside
@@ -159,9 +160,9 @@ class TimelineFigure:
                                          label=self._short("this b", "this batch"))
         (self.no_fit_marker,) = axes.plot([1], [1], linestyle="none", marker="x", markersize=8, color=palette.HIGHLIGHT,
                                           markeredgewidth=2, label="not in memory")
-        speedup_ticks = (0.25, 1, 4) if self.compact else SPEEDUP_TICKS
+        speedup_ticks = (0.1, 1, 10) if self.compact else SPEEDUP_TICKS
         self._log_axis(axes, "y", speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks],
-                       (SPEEDUP_LIMITS[0], 60 if self.compact else SPEEDUP_LIMITS[1]))  # compact: no legend inside
+                       (SPEEDUP_LIMITS[0], 15 if self.compact else SPEEDUP_LIMITS[1]))  # compact: no legend inside
         self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.7, 1024 * 1.45))
         axes.set(xlabel=self._short("batch size b", "batch size b (log scale)"),
                  ylabel=self._short("speedup", "expected speedup (×, log)"),
