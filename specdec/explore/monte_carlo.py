@@ -126,13 +126,12 @@ class MonteCarloFigure:
                     axes.legend(loc="upper right", bbox_to_anchor=(1, 0.87), fontsize=9)
             self.verdict_texts = [axes.text(0.02, 0.96, "", transform=axes.transAxes, va="top", fontsize=10,
                                             fontweight="bold", in_layout=False) for axes in (token_axes, count_axes)]
+            deviation = short("largest |f − p|", "largest |frequency − p| among the first n steps")
+            guide = short(f"guide: {GUIDE_DEVIATIONS} sd", f"guide: {GUIDE_DEVIATIONS} standard deviations, as 1/√n")
             (self.deviation_line,) = deviation_axes.plot([1], [1], color=palette.HIGHLIGHT, marker="o", markersize=4,
-                                                         linewidth=1.8,
-                                                         label=short("largest |f − p|",
-                                                                     "largest |frequency − p| among the first n steps"))
+                                                         linewidth=1.8, label=deviation)
             (self.guide_line,) = deviation_axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
-                                                     label=short(f"guide: {GUIDE_DEVIATIONS} sd",
-                                                                 f"guide: {GUIDE_DEVIATIONS} standard deviations, as 1/√n"))
+                                                     label=guide)
             self.n_marker = deviation_axes.axvline(1e5, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
                                                    label=short("n now", "n on the slider"))
             deviation_axes.set(xscale="log", yscale="log", xlim=N_AXIS, ylim=DEVIATION_AXIS,
