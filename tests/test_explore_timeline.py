@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from matplotlib.path import Path
 from matplotlib.text import Text
 
 import specdec
@@ -71,10 +72,10 @@ def assert_view_matches_the_cost_model(explorer):
 
     # The picture shows this timeline: one plain pass per token, one tile per emitted token.
     picture = explorer.picture
-    assert len(picture.lanes["plain"].get_paths()) == TIMELINE_TOKENS
-    tiles = sum(len(picture.lanes[o].get_paths()) for o in ("accepted", "resampled", "bonus"))
+    assert len(boxes(picture.lanes["plain"])) == TIMELINE_TOKENS
+    tiles = sum(len(boxes(picture.lanes[o])) for o in ("accepted", "resampled", "bonus"))
     assert tiles == timeline.speculative_tokens
-    assert len(picture.lanes["draft"].get_paths()) == g * steps
+    assert len(boxes(picture.lanes["draft"])) == g * steps
     assert list(picture.model_curve.get_xdata()) == batches
     assert list(picture.no_fit_marker.get_xdata()) == [size for size, fits in zip(batches, shown["fits"]) if not fits]
 
@@ -203,13 +204,11 @@ def draw(picture, gamma=4, alpha=0.7, batch=1, seed=5, accelerator=H100):
     return line, (positions, target, draft), (model, formula)
 
 
-def boxes(collection):
-    """(start, end, bottom, top) of each rectangle of a collection."""
-    out = []
-    for path in collection.get_paths():
-        xs, ys = path.vertices[:, 0], path.vertices[:, 1]
-        out.append((xs.min(), xs.max(), ys.min(), ys.max()))
-    return out
+def boxes(lane):
+    """(start, end, bottom, top) of each rectangle of a lane (one path of closed rectangles)."""
+    path = lane.get_path()
+    corners = [path.vertices[start:start + 4] for start in np.flatnonzero(path.codes == Path.MOVETO)]
+    return [(xy[:, 0].min(), xy[:, 0].max(), xy[:, 1].min(), xy[:, 1].max()) for xy in corners]
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +229,7 @@ def test_lanes_show_every_pass_of_the_timeline(picture):
         assert len(drawn) == len(passes)
         assert [b[0] for b in drawn] == pytest.approx([p.start * 1e3 for p in passes])
         assert all((b[2], b[3]) == SPECULATIVE_ROW for b in drawn)
-    tiles = {origin: len(picture.lanes[origin].get_paths()) for origin in ("accepted", "resampled", "bonus")}
+    tiles = {origin: len(boxes(picture.lanes[origin])) for origin in ("accepted", "resampled", "bonus")}
     origins = [o for p in line.speculative if p.model == "target" for o in p.origins]
     assert tiles == {origin: origins.count(origin) for origin in tiles}
     assert sum(tiles.values()) == line.speculative_tokens
@@ -243,7 +242,7 @@ def test_roles_take_the_palette_colours_and_hatches(picture):
                        ("accepted", "accepted"), ("resampled", "resampled"), ("bonus", "bonus")]:
         collection = picture.lanes[lane]
         colour = palette.ROLES[role].colour
-        assert np.allclose(collection.get_facecolor()[0][:3], [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+        assert np.allclose(collection.get_facecolor()[:3], [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
         assert (collection.get_hatch() or "") == palette.ROLES[role].hatch
     legend_labels = [t.get_text() for t in picture.timeline_axes.get_legend().get_texts()]
     for role in ("target", "draft", "accepted", "resampled", "bonus"):
