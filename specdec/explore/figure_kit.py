@@ -57,7 +57,7 @@ COMPACT_FIGURE_INCHES = (6.0, 4.6)
 #: size and every text, line and marker (sized in points) grows. The compact layout at 853×480 CSS px,
 #: device scale 1.5, shows a picture about 420 CSS px wide (beside the side column, or above it when the
 #: output is narrower, as with JupyterLab's file browser open): its smallest text is then about 16 device px.
-COMPACT_TEXT_SCALE = 1.2
+COMPACT_TEXT_SCALE = 1.28
 
 #: The smallest text of any figure, and of its titles and axis labels, in PNG pixels at scale 1.
 MIN_TEXT_PX = 12.0

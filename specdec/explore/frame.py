@@ -52,10 +52,10 @@ COMPACT_CHROME_PX = 130
 #: In the compact layout, an output narrower than this (CSS px) stacks the side column under the
 #: picture, which then gets the whole width (JupyterLab's file browser open, at 853×480): beside a
 #: 20em column, a picture would be too small for its text to read from the back of a room.
-COMPACT_STACK_PX = 700
+COMPACT_STACK_PX = 600
 
 #: In the compact layout, the width of the column beside the picture (controls and key lines), in em.
-COMPACT_SIDE_EM = 18
+COMPACT_SIDE_EM = 16
 
 #: At most this many lines are key lines when a readout marks none itself.
 KEY_LINES = 4

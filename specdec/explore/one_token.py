@@ -78,7 +78,7 @@ class OneTokenFigure:
             titles, notes = [], []
             self.short = short = compact()  # the compact figure: titles that clear the right-hand ones
             for axes, title in ((rows, "p, q, min(p, q)" if short else "p, q and overlap min(p, q)"),
-                                (residual, "max(0, p − q)" if short else "max(0, p − q) and residual r")):
+                                (residual, "" if short else "max(0, p − q) and residual r")):
                 axes.set_ylabel("probability")
                 axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
                 axes.set_title(title, loc="left", y=1.0)
@@ -206,9 +206,9 @@ class OneTokenExplorer(Explorer):
         }
         # One layout and one style shared by all 24 weight sliders (and their labels): the notebook
         # stores each widget model once, so sharing keeps the saved notebook small.
-        slider_layout = widgets.Layout(width="12.5em" if narrow else "17em")
+        slider_layout = widgets.Layout(width="11.5em" if narrow else "17em")
         slider_style = widgets.SliderStyle(description_width="initial")
-        label_layout, label_style = widgets.Layout(width="4em" if narrow else "5em"), HTMLStyle()
+        label_layout, label_style = widgets.Layout(width="3.5em" if narrow else "5em"), HTMLStyle()
         self.normalised = {"p": [], "q": []}  # the normalised weight shown beside each slider
         self.weight_lines = []  # per token and row, the slider-and-value line, hidden beyond V
         columns = []

@@ -86,7 +86,8 @@ class SpeedupFigure:
             (self.expected_line,) = tokens.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
                                                 marker=".", label="E[N] at this α")
             (self.tokens_marker,) = tokens.plot([0], [1], **chosen)
-            tokens.set(title="Expected tokens E[N]", xlabel="draft length γ", ylabel="E[N], tokens per step",
+            tokens.set(title="Expected tokens E[N]", xlabel="draft length γ",
+                       ylabel="E[N]" if compact() else "E[N], tokens per step",
                        xlim=gamma_range)
             self.break_even = speed.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
                                             label="1× (plain decoding)")

@@ -156,8 +156,11 @@ class VerifyStepFigure:
                 self._legend_handles[label] = handle
 
     def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
-        """Title, y label and legend of a panel of bars; returns its right title and its note."""
-        axes.set_title(title, loc="left", y=1.0)
+        """Title, y label and legend of a panel of bars; returns its right title and its note.
+
+        The compact figure's panels are narrow: only the right title (the state) is shown there, the
+        legend and the axis labels say what the panel is."""
+        axes.set_title("" if self.short else title, loc="left", y=1.0)
         right_title = axes.set_title(" ", loc="right", y=1.0)
         axes.set_ylabel("probability")
         self._legend(axes, [*handles, Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none",
@@ -170,7 +173,7 @@ class VerifyStepFigure:
         self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
         self.drafted_marker, self.drafted_text = self._token_marker(axes)
         self.rows_title, self.rows_note = self._bar_panel(
-            axes, "pᵢ and qᵢ" if self.short else "target pᵢ and draft qᵢ at position i",
+            axes, "target pᵢ and draft qᵢ at position i",
             [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
         axes.tick_params(labelbottom=False)
         return [self.target_bars.collection, self.draft_bars.collection, self.drafted_marker, self.drafted_text,
@@ -193,7 +196,7 @@ class VerifyStepFigure:
         self.uniform_text = axes.text(0, 0.02, "", ha="left", va="bottom", zorder=5,
                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
         axes.set(xlim=(0, 1), ylim=(0, 1.5), yticks=[], xlabel="uniform draw u on [0, 1)")
-        axes.set_title("test" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
+        axes.set_title("" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
                        loc="left", y=1.0)
         self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
         self.test_note = self._note(axes)
@@ -209,7 +212,7 @@ class VerifyStepFigure:
         self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
         self.drawn_marker, self.drawn_text = self._token_marker(axes)
         self.draw_title, self.draw_note = self._bar_panel(
-            axes, "drawn from" if self.short else "where the step's last token is drawn from",
+            axes, "where the step's last token is drawn from",
             [role_patch("resampled", "from the\nresidual rᵢ"), role_patch("bonus", "from the\nlast row pᵧ")],
             "token drawn")
         axes.set_xlabel("token")
@@ -429,7 +432,7 @@ class VerifyStepFigure:
         room_points = (1 - height / top) * axes.get_position().height * self.figure.get_figheight() * 72
         # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel
         beside, left_half = room_points < 36 and height > 0.45 * top, token < 0.6 * vocab
-        end = "left" if token < 0.1 * vocab else "right" if token > 0.85 * vocab - 1 else "center"
+        end = "left" if token < 0.15 * vocab + 0.5 else "right" if token > 0.85 * vocab - 1 else "center"
         text.set_position(((12 if left_half else -12), 0) if beside else
                           ({"left": -6, "right": 6, "center": 0}[end], 14))
         text.set_horizontalalignment(("left" if left_half else "right") if beside else end)

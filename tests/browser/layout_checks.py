@@ -104,6 +104,18 @@ def figure_text_px(title: str) -> tuple[float, float, int]:
     return smallest_text_px(explorer.figure), smallest_text_px(explorer.figure, headings=True), width
 
 
+@functools.lru_cache(maxsize=None)
+def presentation_text_px(title: str) -> float:
+    """The smallest text of the explorer's figure built in presentation mode, in PNG pixels."""
+    from specdec.explore import presentation
+
+    presentation()
+    try:
+        return smallest_text_px(build(EXPLORERS[title].picture).figure)
+    finally:
+        presentation(False)
+
+
 def layout_problems(title: str, report: dict, text_sizes: bool = True) -> list[str]:
     """What is wrong with one explorer's layout report, in words; empty when it fits.
 

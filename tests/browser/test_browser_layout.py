@@ -4,7 +4,9 @@
   nothing inside an explorer reaches past its output area, every slider track is at least 80 px,
   and every figure text is at least 12 px on screen (titles and axis labels 14 px).
 * In presentation mode at 853×480 CSS px with device scale 1.5 (1280×720 at browser zoom 150%):
-  for every explorer, its main controls, its figure and its key readout lines are on screen together.
+  for every explorer, its main controls, its figure and its key readout lines are on screen together
+  (file browser closed); and its smallest figure text is at least 16 device px, with JupyterLab's
+  file browser open and closed (the side column then goes under the picture).
 * JupyterLab configured as Binder's image is (binder/postBuild) shows no news prompt over the notebook;
   the same server without that configuration does, so the check can fail.
 """
@@ -18,7 +20,7 @@ import pytest
 
 from .explorer_moves import EXPLORERS
 from .jupyter_driver import Frontend, JupyterServer
-from .layout_checks import layout, layout_problems, main_controls, on_screen
+from .layout_checks import layout, layout_problems, main_controls, on_screen, presentation_text_px
 from .notebook_checks import assert_runs_cleanly
 from .series import slug
 from .test_browser_lab import PATHS, shows_widgets
@@ -36,6 +38,9 @@ SCREENS = {
 
 #: A page of 853×480 CSS px at device scale 1.5: a 1280×720 projector at browser zoom 150%.
 PRESENTATION_VIEWPORT, PRESENTATION_SCALE = (853, 480), 1.5
+
+#: The smallest figure text on a projector in presentation mode, in device pixels: read from the back of a room.
+PRESENTATION_TEXT_DEVICE_PX = 16
 
 #: How long JupyterLab is given to raise its news prompt after a notebook opens.
 PROMPT_SECONDS = 8
@@ -101,6 +106,29 @@ def test_presentation_mode_shows_controls_figure_and_readout_together(chromium, 
                         problems.append(f"{view.title!r}: {part!r} at x {place['left']}…{place['right']}, "
                                         f"y {place['top']}…{place['bottom']} is not inside the "
                                         f"{report['width']}×{report['height']} window")
+            assert not problems, "\n".join(problems)
+    finally:
+        frontend.close()
+
+
+@pytest.mark.parametrize("sidebar", [False, True], ids=["file browser closed", "file browser open"])
+def test_presentation_figure_text_reads_from_the_back_of_the_room(chromium, lab, served_notebooks, screenshots,
+                                                                    sidebar):
+    path = _presentation_notebook(served_notebooks)
+    frontend = Frontend(chromium, lab.server, viewport=PRESENTATION_VIEWPORT,
+                        device_scale_factor=PRESENTATION_SCALE, sidebar=sidebar)
+    state = "open" if sidebar else "closed"
+    try:
+        with frontend.notebook(path, failure_screenshot=screenshots / "layout" / f"presentation-text-{state}.png") as tab:
+            assert_runs_cleanly(tab)
+            problems = []
+            for view in tab.explorers():
+                picture = layout(view)["picture"]
+                device_px = presentation_text_px(view.title) * picture["shown"] / picture["natural"] * PRESENTATION_SCALE
+                if device_px < PRESENTATION_TEXT_DEVICE_PX - 0.05:
+                    problems.append(f"{view.title!r}: smallest figure text {device_px:.1f} device px (picture "
+                                    f"{picture['natural']} px shown at {picture['shown']:.0f} CSS px), under "
+                                    f"{PRESENTATION_TEXT_DEVICE_PX} with the file browser {state}")
             assert not problems, "\n".join(problems)
     finally:
         frontend.close()
