@@ -121,13 +121,14 @@ class TimelineFigure:
         self.speculative_end = axes.axvline(1.0, **{**done, "linestyle": ":"}, label="speculative done")
         axes.set_ylim(0.3, 3.5)
         axes.set_yticks([sum(PLAIN_ROW) / 2, sum(SPECULATIVE_ROW) / 2, sum(TOKEN_ROW) / 2],
-                        ["plain", "speculative", "tokens out"] if self.compact else
+                        ["plain", "speculative", ""] if self.compact else  # compact: rows too close for three
                         ["plain:\ntarget passes", "speculative:\npasses", "speculative:\ntokens out"])
         axes.set(xlabel="time (ms)", xlim=(0, 1))
         self.timeline_title = axes.set_title(" ")
         roles = [role_patch(name, self._short("", f"{name} pass") if name in ("target", "draft") else "")
                  for name in ("target", "draft", "accepted", "resampled", "bonus")]
-        self._legend(axes, roles + [self.plain_end, self.speculative_end], loc="upper center",
+        ends = [] if self.compact else [self.plain_end, self.speculative_end]  # compact: the title says them
+        self._legend(axes, roles + ends, loc="upper center",
                      bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False, handlelength=1.6, columnspacing=1.0)
 
     def _build_roofline(self, axes):
@@ -173,7 +174,8 @@ class TimelineFigure:
         axes.set(xlabel=self._short("batch size b", "batch size b (log scale)"),
                  ylabel=self._short("speedup", "expected speedup (×, log)"),
                  title=self._short("Speedup, b tried", "Speedup at the batch sizes tried"))
-        self._legend(axes, [plain, self.formula_curve, self.model_curve, self.batch_marker, self.no_fit_marker],
+        self._legend(axes, [plain][self.compact:] + [self.formula_curve, self.model_curve, self.batch_marker,
+                                                     self.no_fit_marker],
                      loc="upper right", framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)
 
     @property
