@@ -459,10 +459,10 @@ def test_no_figure_text_overlaps_or_runs_off_at_the_defaults_and_the_extremes(na
     presentation(compact_layout)
     try:
         explorer = build(name)
+        failures = {state: problems for state, settings in _states(explorer).items()
+                    if (problems := _collisions_at(explorer, settings))}
     finally:
         presentation(False)
-    failures = {state: problems for state, settings in _states(explorer).items()
-                if (problems := _collisions_at(explorer, settings))}
     assert failures == {}
 
 

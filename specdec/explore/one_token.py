@@ -190,7 +190,7 @@ class OneTokenExplorer(Explorer):
     @checked(target=_weights, draft=_weights, gamma=Count(0, GAMMA_SLIDER_MAX), closeness=Probability(),
              seed=Count(0, STEP_SEED_SLIDER_MAX))
     def __init__(self, target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0], gamma=4, closeness=0.5, seed=0):
-        narrow = compact()  # the compact layout's side column is 20em wide
+        narrow = compact()  # the compact layout's side column is 16em wide
         self.labels = token_labels(ONE_TOKEN_VOCAB_SLIDER_MAX)
         controls = {
             "vocab": widgets.IntSlider(value=target.size, min=VOCAB_SLIDER_MIN, max=ONE_TOKEN_VOCAB_SLIDER_MAX,

@@ -67,6 +67,7 @@ class SpeedupFigure:
 
     def __init__(self, max_gamma: int = DEFAULT_MAX_GAMMA):
         self.max_gamma = max_gamma
+        self.short = compact()  # the compact layout's smaller figure: shorter texts
         gammas = np.arange(max_gamma + 1)
         gamma_range = (-0.5, max_gamma + 0.5)
         chosen = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
@@ -151,7 +152,7 @@ class SpeedupFigure:
         self.best_marker.set_visible(helps and reveal)
         self.best_label.set_visible(helps and reveal and place is not None)  # no room: the star and readout say it
         note = ("move a control\nto see the curve" if not reveal else "" if helps else
-                "no γ beats\nplain decoding" if compact() else "no γ beats plain decoding")
+                "no γ beats\nplain decoding" if self.short else "no γ beats plain decoding")
         self.speed_note.set_text(note)
         self.speed_note.set_visible(bool(note))
         if limits != self._limits:
