@@ -52,19 +52,23 @@ class DerivationFigure:
     def __init__(self, labels):
         positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
         parts = dict(width=0.6, edgecolor="white", linewidth=0.5, zorder=2)  # above the grid (zorder 1.5)
+
+        def short(compact_text, text):  # presentation mode: shorter labels
+            return compact_text if compact() else text
+
         with styled():
             self.figure = new_figure(7.5, 4.2)
             self.axes = axes = self.figure.add_subplot()
-            self.accepted_bars = axes.bar(positions, zeros, **role_style("accepted"), **parts,
-                                          label=palette.ROLES["accepted"].labelled("q·min(1, p/q) = min(p, q)"))
-            self.resampled_bars = axes.bar(positions, zeros, **role_style("resampled"), **parts,
-                                           label=palette.ROLES["resampled"].labelled("(1 − α)·r = max(0, p − q)"))
+            accepted = palette.ROLES["accepted"].labelled(short("min(p, q)", "q·min(1, p/q) = min(p, q)"))
+            resampled = palette.ROLES["resampled"].labelled(short("max(0, p − q)", "(1 − α)·r = max(0, p − q)"))
+            self.accepted_bars = axes.bar(positions, zeros, **role_style("accepted"), **parts, label=accepted)
+            self.resampled_bars = axes.bar(positions, zeros, **role_style("resampled"), **parts, label=resampled)
             self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
             for bar in self.target_bars:
                 bar.set_zorder(2)
             axes.set_xticks(positions, list(labels))
             axes.set(title="Where each output token comes from", xlabel="token",
-                     ylabel="probability" if compact() else "probability of being emitted", ylim=(0, 1.05),
+                     ylabel=short("probability", "probability of being emitted"), ylim=(0, 1.05),
                      xlim=(-0.6, len(labels) - 0.4))
             axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
             axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width

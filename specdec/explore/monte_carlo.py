@@ -25,7 +25,8 @@ from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..limits import SEED_SLIDER_MAX, STEPS_SLIDER_MIN
 from ..validation import Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, styled
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
+                    styled)
 
 #: The most tokens the token panel shows.
 MAX_SHOWN_VOCAB = 26
@@ -101,7 +102,7 @@ class MonteCarloFigure:
         sampled = dict(width=0.6, color=palette.NEUTRAL, hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
                        label=short("sampled", "sampled frequency"))
         with styled():
-            self.figure = new_figure(10.0, 6.6)
+            self.figure = new_figure(10.0, 6.6, compact_size=COMPACT_FIGURE_INCHES)
             grid = self.figure.subplot_mosaic([["tokens", "counts"], ["deviation", "deviation"]],
                                               width_ratios=[max(2, len(labels)), gamma + 2])
             self.token_axes, self.count_axes, self.deviation_axes = (grid[name] for name in
@@ -120,8 +121,9 @@ class MonteCarloFigure:
             count_axes.set(title=short("Per step", "Tokens per step"), xlim=(-0.6, gamma + 1.6),
                            xlabel=short("tokens per step", "tokens emitted by one step"))
             for axes in (token_axes, count_axes):  # the legend under the verdict line, both above the bars
-                axes.set(ylabel=short("frequency", "frequency / probability"), ylim=(0, FREQUENCY_AXIS_TOP),
-                         yticks=np.linspace(0, 1, 3 if self.compact else 6))
+                axes.set(ylabel=short("frequency", "frequency / probability"),  # compact: no legend inside
+                         ylim=(0, 1.4 if self.compact else FREQUENCY_AXIS_TOP), yticks=(0, 1) if self.compact else
+                         np.linspace(0, 1, 6))
                 if not self.compact:
                     axes.legend(loc="upper right", bbox_to_anchor=(1, 0.87), fontsize=9)
             self.verdict_texts = [axes.text(0.02, 0.96, "", transform=axes.transAxes, va="top", fontsize=10,
@@ -141,7 +143,7 @@ class MonteCarloFigure:
             if self.compact:
                 handles = [self.sampled_bars, self.target_bars, self.draft_marks, self.count_law_bars,
                            self.deviation_line, self.guide_line, self.n_marker]
-                self.figure.legend(handles=handles, loc="outside lower center", ncols=4, handlelength=1.5,
+                self.figure.legend(handles=handles, loc="outside lower center", ncols=3, handlelength=1.5,
                                    columnspacing=1.0)
             else:
                 deviation_axes.legend(loc="lower left")

@@ -22,8 +22,8 @@ from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from ..limits import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX
 from ..validation import Count, checked
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
-                    panel_axes, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_style, styled)
 
 #: The logits' vocabulary; the temperatures' step on the sliders and the curves.
 TEMPERATURE_VOCAB = 10
@@ -51,6 +51,8 @@ class TemperatureFigure:
     """
 
     def __init__(self, labels, temperatures):
+        small = compact()  # presentation mode: shorter labels, fewer ticks, more room above 1 for the legends
+        axis = dict(ylim=(0, 2.0 if small else 1.5), yticks=np.linspace(0, 1, 3 if small else 6))
         temperatures = np.asarray(temperatures, dtype=float)
         positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
         pick = dict(linestyle="none", marker="v", markersize=10, markeredgecolor=palette.HIGHLIGHT)
@@ -63,13 +65,13 @@ class TemperatureFigure:
             self.draft_bars = bars_axes.bar(positions + 0.2, zeros, width=0.38, **role_style("draft"),
                                             edgecolor=palette.HIGHLIGHT, linewidth=0.4, label=draft.label)
             (self.target_pick,) = bars_axes.plot([0], [0], markerfacecolor=target.colour,
-                                                 label=target.labelled("greedy pick"), **pick)
+                                                 label=target.labelled("pick" if small else "greedy pick"), **pick)
             (self.draft_pick,) = bars_axes.plot([0], [0], markerfacecolor=draft.colour,
-                                                label=draft.labelled("greedy pick"), **pick)
+                                                label=draft.labelled("pick" if small else "greedy pick"), **pick)
             bars_axes.set_xticks(positions, list(labels))
             # Headroom above 1 keeps the legend clear of a one-hot bar and its greedy-pick triangle.
             bars_axes.set(title="p and q after temperature", xlabel="token", ylabel="probability",
-                          ylim=(0, 1.5), xlim=(-0.6, len(labels) - 0.4), yticks=np.linspace(0, 1, 6))
+                          xlim=(-0.6, len(labels) - 0.4), **axis)
             bars_axes.legend(loc="upper left", ncols=2)
             flat = np.zeros_like(temperatures)
             (self.shared_line,) = curve_axes.plot(temperatures, flat, color=palette.NEUTRAL, linestyle="--",
@@ -81,9 +83,10 @@ class TemperatureFigure:
                                                      markeredgewidth=2, clip_on=False, label="the sliders now")
             (self.greedy_marker,) = curve_axes.plot([0], [0], linestyle="none", marker="s", markersize=10,
                                                     color=palette.HIGHLIGHT, clip_on=False,
-                                                    label="both greedy: α is 0 or 1", gid="greedy")
+                                                    label="both greedy" if small else "both greedy: α is 0 or 1",
+                                                    gid="greedy")
             curve_axes.set(title="α as the temperatures change", xlabel="temperature T", ylabel="α = Σ min(p, q)",
-                           ylim=(0, 1.5), yticks=np.linspace(0, 1, 6),
+                           **axis,
                            xlim=(-0.05 * temperatures[-1], 1.05 * temperatures[-1]))
             curve_axes.legend(loc="upper right", ncols=2)
         self.fast = FastRedraw(self.figure, [*self.target_bars, *self.draft_bars, self.target_pick, self.draft_pick,
