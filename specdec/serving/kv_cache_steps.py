@@ -72,6 +72,9 @@ class CacheStep:
     """The target's rows p₀ … p_γ of this pass (float64, after the temperature)."""
     target_length_after: int
     draft_length_after: int
+    target_tokens_after: tuple = ()
+    """What the target's cache slots hold after the step (token ids), slot 0 first."""
+    draft_tokens_after: tuple = ()
 
     @property
     def origin_of_last(self) -> str:
@@ -195,7 +198,9 @@ def generate_with_caches(target, draft, prompt, length, gamma, temperature, rng,
         run.steps.append(CacheStep(start, pending, drafted, accepted, emitted, step_gamma + 1, kept,
                                    step_gamma + 1 - kept, draft_start, step_gamma, min(kept, step_gamma),
                                    step_gamma - min(kept, step_gamma), caught_up, target_rows,
-                                   target_cache.length, draft_cache.length))
+                                   target_cache.length, draft_cache.length,
+                                   tuple(int(x) for x in target_cache.tokens[:target_cache.length]),
+                                   tuple(int(x) for x in draft_cache.tokens[:draft_cache.length])))
         produced.extend(emitted)
         pending = emitted[-1]
     produced = produced[:length]

@@ -1,0 +1,220 @@
+"""The KV caches through verify steps (notebook 11): the target's and the draft's slots, written, kept, cropped.
+
+One row of cache slots for the target, one for the draft, around the step on screen: the slots the
+step wrote and kept, those it wrote and cropped (or, under the broken rule, failed to crop), the
+draft's catch-up slot, and the token the step emitted last, which has no slot yet (it is the first
+position of the next pass). The readout compares the text with plain greedy decoding at T = 0.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import palette
+from ..limits import SEED_SLIDER_MAX
+from ..neural import greedy_text, load_draft, load_target
+from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
+from ..validation import Count, OneOf, checked
+from .frame import LABEL_STYLE, compact, Explorer, FastRedraw, Readout, bold, line, new_figure, role_patch, role_style, styled
+
+#: The prompt and the characters each run generates.
+PROMPT = "Return the "
+LENGTH = 16
+#: Slots shown: the step's slots and a few before them.
+WINDOW = 14
+#: Fewer, wider slots in presentation mode.
+COMPACT_WINDOW = 8
+GAMMA_RANGE = (1, 6)
+RULE_NAMES = {"exact": "crop and catch up (exact)", "forgets_to_crop": "target forgets to crop",
+              "forgets_catch_up": "draft not caught up"}
+TEMPERATURES = {"greedy, T = 0": 0.0, "sampled, T = 1": 1.0}
+#: Slot kinds and how they are drawn: (role or None, label).
+EARLIER = {"facecolor": "#EEEEEE", "hatch": ""}
+
+
+@functools.cache
+def _models():
+    return load_target(), load_draft()
+
+
+@functools.lru_cache(maxsize=64)
+def cache_run(gamma: int, rule: str, temperature: float, seed: int):
+    """The recorded run for these settings (cached)."""
+    target, draft = _models()
+    return generate_with_caches(target, draft, PROMPT, LENGTH, gamma, temperature, np.random.default_rng(seed), rule=rule)
+
+
+@functools.cache
+def plain_text() -> str:
+    return greedy_text(_models()[0], PROMPT, LENGTH)
+
+
+def slot_kinds(step, rule: str, window: int = WINDOW):
+    """Per row ('target', 'draft'): the first slot shown and, for each slot, (kind, character id).
+
+    Kinds: 'earlier' (text from before the step), 'kept' (written by this step, kept), 'cropped'
+    (written, then thrown away), 'stale' (should have been cropped and was not), 'catch-up', 'next'
+    (the last emitted token: no slot yet).
+    """
+    rows = {}
+    for row in ("target", "draft"):
+        start = step.start if row == "target" else step.draft_start
+        written = step.target_written if row == "target" else step.draft_written
+        kept = step.target_kept if row == "target" else step.draft_kept
+        after = list(step.target_tokens_after if row == "target" else step.draft_tokens_after)
+        fed = [step.pending, *step.drafted][:written]
+        kinds = [("earlier", token) for token in after[:start]]
+        for i, token in enumerate(fed):
+            if i < kept:
+                kinds.append(("kept", token))
+            elif row == "target" and rule == "forgets_to_crop":
+                kinds.append(("stale", token))
+            else:
+                kinds.append(("cropped", token))
+        if row == "draft" and step.draft_caught_up:
+            kinds.append(("catch-up", step.drafted[-1]))
+        kinds.append(("next", step.emitted[-1]))
+        rows[row] = kinds
+    first = max(0, max(len(kinds) for kinds in rows.values()) - window)
+    return {row: (first, kinds[first:]) for row, kinds in rows.items()}
+
+
+STYLES = {"earlier": EARLIER, "kept": role_style("accepted"), "cropped": role_style("reject zone"),
+          "stale": role_style("reject zone"), "catch-up": role_style("draft"), "next": role_style("bonus")}
+
+
+class KVCacheFigure:
+    """Two rows of cache slots (target above, draft below) with the characters they hold."""
+
+    def __init__(self):
+        self.window = COMPACT_WINDOW if compact() else WINDOW
+        with styled():
+            self.figure = new_figure(9.0, 3.4, compact_size=(6.4, 4.4))
+            self.axes = self.figure.add_subplot(xlabel="cache slot (position in the text)", ylim=(-0.7, 1.7),
+                                                xlim=(-0.6, self.window - 0.4))
+            self.axes.set_yticks([1, 0], ["target", "draft"])
+            self.axes.set_ylabel("cache")
+            x = np.arange(self.window)
+            self.bars = {row: self.axes.bar(x, 0.8, bottom=y - 0.4, width=0.9, edgecolor=palette.NEUTRAL, linewidth=0.8,
+                                            **EARLIER) for row, y in (("target", 1), ("draft", 0))}
+            self.letters = {row: [self.axes.text(i, y, "", ha="center", va="center", fontsize="small")
+                                  for i in range(self.window)] for row, y in (("target", 1), ("draft", 0))}
+            self.axes.legend(handles=[role_patch("accepted", "written, kept"), role_patch("reject zone", "cropped"),
+                                      role_patch("reject zone", "not cropped", edgecolor=palette.HIGHLIGHT, linewidth=2),
+                                      role_patch("draft", "catch-up"), role_patch("bonus", "next: no slot yet")],
+                             loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2 if compact() else 3,
+                             fontsize="small")
+            self.title = self.axes.set_title(" ")
+        changing = [*self.bars["target"], *self.bars["draft"], *self.letters["target"], *self.letters["draft"],
+                    self.title]
+        self.fast = FastRedraw(self.figure, changing=changing, occasional=[self.axes.xaxis])
+
+    def update(self, rows, decode, title: str) -> None:
+        firsts = []
+        for row, (first, kinds) in rows.items():
+            firsts.append(first)
+            for i, bar in enumerate(self.bars[row]):
+                visible = i < len(kinds)
+                bar.set_visible(visible)
+                self.letters[row][i].set_text("")
+                if not visible:
+                    continue
+                kind, token = kinds[i]
+                style = STYLES[kind]
+                bar.set_facecolor(style["facecolor"])
+                bar.set_hatch(style["hatch"])
+                bar.set_linestyle("--" if kind == "next" else "-")
+                bar.set_edgecolor(palette.HIGHLIGHT if kind == "stale" else palette.NEUTRAL)
+                bar.set_linewidth(2.0 if kind == "stale" else 0.8)
+                char = decode([token])
+                self.letters[row][i].set_text("␣" if char == " " else char)
+        first = min(firsts)
+        ticks = list(range(0, self.window, 2))
+        self.axes.set_xticks(ticks, [str(first + t) for t in ticks])
+        self.title.set_text(title)
+        self.fast.invalidate()
+
+    def png(self) -> bytes:
+        with styled():
+            return self.fast.png()
+
+
+class KVCacheExplorer(Explorer):
+    """The target's and the draft's KV caches, one verify step at a time, under a cache rule.
+
+    Parameters
+    ----------
+    gamma : int in 1 … 6
+    rule : one of `specdec.serving.kv_cache_steps.CACHE_RULES`
+    temperature : 0.0 or 1.0
+    seed : int in 0 … 99
+    step : int >= 1
+        The verify step on screen (clipped to the run's steps).
+
+    Examples
+    --------
+    >>> explorer = KVCacheExplorer(gamma=3)
+    >>> explorer.shown["step"].target_written
+    4
+    """
+
+    title = "The KV caches at each verify step"
+
+    @checked(gamma=Count(*GAMMA_RANGE), rule=OneOf(*CACHE_RULES), temperature=OneOf(0.0, 1.0),
+             seed=Count(0, SEED_SLIDER_MAX), step=Count(1, LENGTH))
+    def __init__(self, gamma=4, rule="exact", temperature=0.0, seed=0, step=1):
+        controls = {
+            "rule": widgets.Dropdown(options=[(RULE_NAMES[r], r) for r in CACHE_RULES], value=rule,
+                                     description="cache rule", style=LABEL_STYLE),
+            "temperature": widgets.Dropdown(options=list(TEMPERATURES.items()), value=temperature,
+                                            description="temperature", style=LABEL_STYLE),
+            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1], description="draft length γ",
+                                       style=LABEL_STYLE),
+            "step": widgets.IntSlider(value=step, min=1, max=LENGTH, description="verify step", style=LABEL_STYLE),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+            "next": widgets.Button(description="next step ▶"),
+        }
+        super().__init__(controls, [["rule", "temperature"], ["gamma", "step"], ["seed", "next"]], KVCacheFigure())
+        self.on_click("next", self.next_step)
+
+    def next_step(self):
+        run = cache_run(self.value("gamma"), self.value("rule"), self.value("temperature"), self.value("seed"))
+        self.controls["step"].value = min(self.value("step") + 1, len(run.steps))
+
+    def compute(self):
+        gamma, rule, temperature, seed = (self.value(n) for n in ("gamma", "rule", "temperature", "seed"))
+        run = cache_run(gamma, rule, temperature, seed)
+        index = min(self.value("step"), len(run.steps)) - 1
+        step = run.steps[index]
+        target = _models()[0]
+        self.picture.update(slot_kinds(step, rule, self.picture.window), target.decode,
+                            f"step {index + 1} of {len(run.steps)}: {step.accepted} of {len(step.drafted)} accepted")
+        text_so_far = target.decode(run.tokens[: sum(len(s.emitted) for s in run.steps[: index + 1])])
+        plain = plain_text()
+        differs_at = next((i for i, (a, b) in enumerate(zip(run.text, plain)) if a != b), None)
+        return {"run": run, "step": step, "index": index, "rule": rule, "temperature": temperature,
+                "text_so_far": text_so_far, "plain": plain, "differs_at": differs_at,
+                "mean_accepted": float(np.mean(run.accepted_counts))}
+
+    def describe(self, shown):
+        step, run = shown["step"], shown["run"]
+        target_line = line("Target: wrote ", bold(str(step.target_written)), " slots, kept ", bold(str(step.target_kept)),
+                           ", cropped ", bold(str(0 if shown["rule"] == "forgets_to_crop" else step.target_cropped)),
+                           *((" (", str(step.target_cropped), " rejected slots left in the cache)")
+                             if shown["rule"] == "forgets_to_crop" and step.target_cropped else ()))
+        draft_line = line("Draft: wrote ", str(step.draft_written), ", kept ", str(step.draft_kept), ", cropped ",
+                          str(step.draft_cropped), ", caught up ", str(step.draft_caught_up))
+        if shown["temperature"] == 0.0:
+            verdict = ("same as plain greedy decoding" if shown["differs_at"] is None
+                       else f"differs from plain greedy decoding from character {shown['differs_at'] + 1}")
+        else:
+            verdict = "sampled: compare laws, not one text"
+        return Readout([
+            target_line, draft_line,
+            line("Text so far: ", repr(shown["text_so_far"]), key=False),
+            line("Whole run: ", bold(verdict)),
+            line(f"Mean accepted per step: {shown['mean_accepted']:.2f} of γ = {run.gamma}", key=False),
+        ])

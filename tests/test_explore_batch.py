@@ -1,0 +1,36 @@
+"""The batch explorer of notebook 11, driven headless: the slots and passes shown are the simulation's."""
+
+import numpy as np
+import pytest
+
+from specdec.explore.batch import BatchExplorer, TOKENS
+from specdec.serving.batch import batch_run
+
+from .browser.explorer_moves import ExplorerCheck, Move
+from .explorer_driving import assert_picture_is_a_full_render, slider_positions
+
+BROWSER_CHECK = ExplorerCheck("BatchExplorer", (
+    Move("batch size b", "key:ArrowRight",
+         lambda values: [f"Passes for {TOKENS} tokens: mean"]),
+))
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return BatchExplorer()
+
+
+@pytest.mark.parametrize("name", ["batch", "gamma", "alpha"])
+def test_every_slider_shows_the_simulated_batch(explorer, name):
+    for value in slider_positions(explorer.controls[name]):
+        explorer.controls[name].value = value
+        b, gamma, alpha, seed = (explorer.controls[n].value for n in ("batch", "gamma", "alpha", "seed"))
+        run = batch_run(alpha, gamma, b, TOKENS, np.random.default_rng(seed))
+        shown = explorer.shown
+        assert np.array_equal(shown["run"].accepted, run.accepted)
+        roles = shown["roles"]
+        assert roles.shape == (b, gamma + 1)
+        assert shown["first_tokens"] + shown["rejected_slots"] == b * (gamma + 1)
+        assert [(row == "accepted").sum() for row in roles] == run.accepted[0].tolist()
+        assert f"slowest {run.slowest_passes}" in explorer.summary()
+    assert_picture_is_a_full_render(explorer)

@@ -1,0 +1,37 @@
+"""The load explorer of notebook 11, driven headless: curves and crossovers are the cost model's."""
+
+import numpy as np
+import pytest
+
+from specdec.explore.load import LoadExplorer, curves_for
+from specdec.serving.load import LONG_CONTEXT, SHORT_CONTEXT
+
+from .browser.explorer_moves import ExplorerCheck, Move
+from .explorer_driving import assert_picture_is_a_full_render
+
+BROWSER_CHECK = ExplorerCheck("LoadExplorer", (
+    Move("context", f"choose:long ({LONG_CONTEXT:,} tokens)",
+         lambda values: ["Latency: speculation stops paying at no batch size up to 1024"]),
+))
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return LoadExplorer()
+
+
+def test_both_contexts_and_a_few_settings(explorer):
+    for context in (SHORT_CONTEXT, LONG_CONTEXT):
+        explorer.controls["context"].value = context
+        for gamma, alpha in ((4, 0.8), (2, 0.5), (8, 0.95)):
+            explorer.controls["gamma"].value, explorer.controls["alpha"].value = gamma, alpha
+            curves = curves_for(gamma, alpha, context)
+            shown = explorer.shown["curves"]
+            np.testing.assert_allclose(shown.speculative_tokens_per_second, curves.speculative_tokens_per_second)
+            line = explorer.picture.lines["tokens", "speculative"]
+            np.testing.assert_allclose(line.get_ydata(), np.where(curves.fits_speculative,
+                                                                  curves.speculative_tokens_per_second, np.nan))
+            expected = ("no batch size up to 1024" if curves.latency_crossover is None
+                        else f"b = {curves.latency_crossover}")
+            assert f"stops paying at {expected}" in explorer.summary()
+    assert_picture_is_a_full_render(explorer)
