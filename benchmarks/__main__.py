@@ -10,6 +10,7 @@ SUITES = {
     "checks": "cost of the argument checks per verify step, and the import time of specdec",
     "interactivity": "time from a control change to the updated view, for every explorer",
     "text": "speculative against plain generation on real text",
+    "neural": "the numpy transformer's characters per second against PyTorch's, plain and cached",
 }
 
 

@@ -492,6 +492,43 @@ QUESTIONS = {question.key: question for question in (
         c=("About 5.5% of the steps", "All five pass with probability 0.56⁵ ≈ 0.055, so γ mostly shrinks: "
                                       "the schedule was tuned for pairs with high α."),
     ),
+    # --- How engines draft ---
+    _question(
+        "deterministic_draft_rule", "application",
+        "Prompt lookup drafts x by copying, so its draft is a point mass on x. The target gives p(x) = 0.3. "
+        "With what probability must the exact rule accept x?",
+        "a",
+        a=("0.3", "With q = δₓ the acceptance probability min(1, p(x)/q(x)) is p(x)/1 = 0.3; on a rejection the "
+                  "replacement is drawn from norm(max(0, p − δₓ)), p without x, renormalised."),
+        b=("1, since the draft is certain of x", "The draft's certainty says nothing about the target: accepting "
+                                                  "always would emit x every time instead of 30% of the time."),
+        c=("min(1, p(x)/q(x)) with q the softmax of some draft model", "No model produced x; verifying with a "
+                                                                        "softmax q the draft did not sample from "
+                                                                        "changes the output law."),
+    ),
+    _question(
+        "medusa_vs_eagle", "concept",
+        "Medusa head 2 and an EAGLE drafter both guess the token two places after the last verified one. On "
+        "the papers' models the EAGLE guess is accepted more often. What is the main reason?",
+        "b",
+        a=("EAGLE's drafter is verified with a more lenient rule.", "Both are verified exactly here; the rule "
+                                                                  "does not favour either."),
+        b=("EAGLE feeds the token it drafted first back in; a Medusa head must guess without knowing it.",
+           "A Medusa head reads only the last hidden state, so it averages over every possible next token. EAGLE "
+           "drafts autoregressively at the feature level, conditioning each guess on the tokens before it."),
+        c=("EAGLE's drafter has more layers than the target.", "It has one block; the target has several."),
+    ),
+    _question(
+        "tau_versus_speedup", "diagnosis",
+        "A drafter doubles τ (tokens per target pass) but the measured speedup stays near 1. Which cause fits?",
+        "c",
+        a=("The output law changed.", "An exact rule keeps the law whatever τ is; the law says nothing about time."),
+        b=("τ counts the bonus token, which is free.", "The bonus is part of every step's output and is counted "
+                                                         "in plain decoding too; it cannot cancel a doubling."),
+        c=("Each step also runs several draft passes that cost about as much as the target pass they save.",
+           "Speedup is τ divided by a step's cost in target passes: γ draft passes of a large fraction of the "
+           "target (layer skipping with many layers, or a fixed overhead per pass) can eat the whole gain."),
+    ),
 )}
 
 

@@ -1,0 +1,278 @@
+"""How engines draft (notebook 10): six drafters on one small neural target, verified exactly.
+
+The target is `specdec.neural`'s 4-layer character transformer. Choose a drafter (a separate small
+model, the same distilled, layer skipping, Medusa heads, an EAGLE-style feature drafter, prompt
+lookup), its γ or tree shape, the temperature and a prompt: the text is generated with the exact
+verify rule and coloured by origin. Left: acceptance at each draft position in this run. Right: the
+frontier, τ (characters per target pass, bonus included) against the draft's cost per step in bytes
+read relative to one target pass, for every drafter at its default setting (`frontier`: the committed
+measurements at temperatures 0 and 1, measured once at any other), with this run marked.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+
+import ipywidgets as widgets
+import numpy as np
+
+from .. import palette
+from ..neural import load_target, speculative_generate
+from ..neural.measure import DRAFTERS, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH, build_drafter, cost_of
+from ..neural.measure import committed_measurements, held_out_prompts, measure_drafter
+from ..neural.costs import predicted_speedup
+from ..palette import ORIGIN_COLOURS
+from ..validation import Count, OneOf, checked
+from .candidates import between
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_style, styled)
+
+#: Characters generated per run.
+LENGTH = 64
+#: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature.
+GAMMA_RANGE = (1, 8)
+WIDTH_RANGE = (1, 4)
+DEPTH_RANGE = (1, 3)
+TEMPERATURE_RANGE = (0.0, 1.5)
+#: Held-out prompts (and characters after each) over which the frontier is measured.
+FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32
+#: Longest prompt accepted: the target's context is 128 characters and 64 are generated.
+MAX_PROMPT = 64
+#: The frontier's marker for each drafter (with its colour, shape is the second cue).
+MARKERS = {"draft model": "o", "distilled draft": "s", "layer skip": "^", "Medusa": "D", "EAGLE": "P",
+           "prompt lookup": "X"}
+COLOURS = {"draft model": palette.DRAFT, "distilled draft": palette.DRAFT, "layer skip": palette.TARGET,
+           "Medusa": palette.BONUS, "EAGLE": palette.ACCEPTED, "prompt lookup": palette.NEUTRAL}
+#: How each origin is written, so that colour is not the only cue.
+ORIGIN_STYLES = {"accepted": "", "resampled": "font-weight:bold;text-decoration:underline wavy",
+                 "bonus": "font-weight:bold;text-decoration:underline double"}
+ORIGIN_NAMES = {"accepted": "accepted draft character", "resampled": "resampled after a rejection",
+                "bonus": "bonus from the target (also: a step with no draft)"}
+
+
+def prompt_text(value, name, _arguments=None) -> str:
+    """A declared check: a prompt of 1 … `MAX_PROMPT` characters."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not 1 <= len(value) <= MAX_PROMPT:
+        raise ValueError(f"{name} must hold 1 … {MAX_PROMPT} characters, got {len(value)}")
+    return value
+
+
+def origin_html(prompt: str, text: str, origins) -> str:
+    """The prompt in grey, then each generated character on its origin's colour, with a legend.
+
+    >>> "title='bonus'" in origin_html("a", "<", ["bonus"]), "&lt;" in origin_html("a", "<", ["bonus"])
+    (True, True)
+    """
+    spans = [f"<span style='color:#595959'>{html.escape(prompt)}</span>",
+             *(_span(char, origin) for char, origin in zip(text, origins))]
+    keys = " ".join(f"{_span('x', origin)} {ORIGIN_NAMES[origin]}&emsp;" for origin in ORIGIN_STYLES)
+    return (f"<div style='margin-bottom:0.3em'>{keys}<span style='color:#595959'>prompt in grey</span></div>"
+            "<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:11em;overflow-y:auto;"
+            "border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>")
+
+
+def _span(char: str, origin: str) -> str:
+    colour = ORIGIN_COLOURS[origin]
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    style = f"background-color:rgba({red},{green},{blue},0.22);border-bottom:2px solid {colour};{ORIGIN_STYLES[origin]}"
+    return f"<span title='{origin}' style='{style}'>{'↵' + chr(10) if char == chr(10) else html.escape(char)}</span>"
+
+
+class DraftersFigure:
+    """Acceptance by draft position in one run (left); τ against draft bytes per step, every drafter (right).
+
+    Examples
+    --------
+    >>> picture = DraftersFigure()
+    >>> picture.update([0.8, 0.6, None], "EAGLE", {"EAGLE": (0.3, 2.5)}, (0.3, 2.4), "T = 1")
+    >>> [round(bar.get_height(), 2) for bar in picture.position_bars[:3]]
+    [0.8, 0.6, 0.0]
+    """
+
+    def __init__(self):
+        short = compact()  # presentation mode: the panels are stacked, shorter axis labels
+        with styled():
+            self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
+            self.position_axes, self.frontier_axes = panel_axes(self.figure, 2, width_ratios=(1, 1.3))
+            positions = np.arange(1, GAMMA_RANGE[1] + 1)
+            self.position_bars = self.position_axes.bar(positions, np.zeros(positions.size), width=0.7,
+                                                        **role_style("accepted"), edgecolor=palette.HIGHLIGHT,
+                                                        linewidth=0.6)
+            self.position_axes.set(xlabel="draft position (tree: depth)",
+                                   ylabel="accepted" if short else "share accepted when reached",
+                                   ylim=(0, 1.05), xlim=(0.4, GAMMA_RANGE[1] + 0.6), xticks=positions)
+            self.position_title = self.position_axes.set_title(" ")
+            self.points = {}
+            for name in DRAFTERS:
+                (self.points[name],) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none",
+                                                               marker=MARKERS[name], markersize=9,
+                                                               color=COLOURS[name], label=name,
+                                                               markerfacecolor="white" if name == "distilled draft"
+                                                               else COLOURS[name])
+            (self.run_point,) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none", marker="o",
+                                                        markersize=16, markerfacecolor="none",
+                                                        markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2,
+                                                        label="this run")
+            self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass",
+                                   ylabel="τ" if short else "τ: characters per pass",
+                                   xlim=(-0.1, 2.6), ylim=(0.8, GAMMA_RANGE[1] + 1.5))
+            self.frontier_axes.legend(loc="upper right", ncols=2, fontsize="small")
+            self.frontier_title = self.frontier_axes.set_title(" ")
+        self.fast = FastRedraw(self.figure, [*self.position_bars, self.position_title, *self.points.values(),
+                                             self.run_point, self.frontier_title])
+
+    def update(self, acceptance, drafter: str, frontier: dict, run_point, temperature_label: str) -> None:
+        """Bars of acceptance by position (None: not reached), the frontier's points, this run's point."""
+        for i, bar in enumerate(self.position_bars):
+            value = acceptance[i] if i < len(acceptance) else None
+            bar.set_height(0.0 if value is None else value)
+            bar.set_alpha(1.0 if i < len(acceptance) else 0.15)
+        self.position_title.set_text(f"{drafter}: acceptance by position")
+        for name, point in self.points.items():
+            x, y = frontier.get(name, (np.nan, np.nan))
+            point.set_data([x], [y])
+        self.run_point.set_data([run_point[0]], [run_point[1]])
+        self.frontier_title.set_text(f"τ against draft cost, {temperature_label}")
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only the data."""
+        with styled():
+            return self.fast.png()
+
+
+@functools.cache
+def _target():
+    return load_target()
+
+
+@functools.lru_cache(maxsize=8)
+def frontier(temperature: float) -> dict:
+    """Each drafter at its default setting: (draft bytes per step, τ).
+
+    At temperatures 0 and 1, from the committed measurements (`committed_measurements`: 16 held-out
+    prompts); at any other, measured here on `FRONTIER_PROMPTS` prompts of `FRONTIER_LENGTH`
+    characters, seed 0 (once per temperature).
+    """
+    key = f"T={temperature:g}"
+    committed = committed_measurements()["held_out"]
+    if all(key in committed[name] for name in DRAFTERS):
+        return {name: (committed[name][key]["bytes_per_step"], committed[name][key]["tau"]) for name in DRAFTERS}
+    prompts = held_out_prompts(FRONTIER_PROMPTS)
+    points = {}
+    for name in DRAFTERS:
+        result = measure_drafter(_target(), name, prompts, FRONTIER_LENGTH, temperature, seeds=(0,))
+        points[name] = (result["bytes_per_step"], result["tau"])
+    return points
+
+
+class DraftersExplorer(Explorer):
+    """A drafter, its γ or tree, a temperature and a prompt in; the coloured text, τ and the frontier out.
+
+    Parameters
+    ----------
+    drafter : one of `specdec.neural.measure.DRAFTERS`
+    gamma : int in 1 … 8
+        Draft characters per step of the chains (all but Medusa).
+    width, depth : int
+        The Medusa tree: the top `width` guesses of heads 1 … `depth` (width 1 … 4, depth 1 … 3).
+    temperature : float in [0, 1.5]
+        The target's and the drafter's; 0 is greedy decoding.
+    prompt : str
+        1 … 64 characters.
+    seed : int
+
+    Attributes
+    ----------
+    shown : dict
+        The controls' values, ``run`` (the `specdec.neural.NeuralRun`), ``tau``, ``acceptance``
+        (by position), ``cost`` (the `DraftCost`), ``bytes_per_step``, ``speedup`` (predicted by
+        `specdec.neural.costs.predicted_speedup`), ``frontier``.
+
+    Examples
+    --------
+    >>> explorer = DraftersExplorer(drafter="prompt lookup", temperature=0.0, prompt=REPEATING_PROMPTS[0])
+    >>> explorer.shown["tau"] >= 1.0
+    True
+    """
+
+    title = "How engines draft: six drafters, one target"
+
+    @checked(drafter=OneOf(*DRAFTERS), gamma=Count(*GAMMA_RANGE), width=Count(*WIDTH_RANGE),
+             depth=Count(*DEPTH_RANGE), temperature=between(*TEMPERATURE_RANGE), prompt=prompt_text,
+             seed=Count(0, 10**9))
+    def __init__(self, drafter="EAGLE", gamma=GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
+                 prompt=REPEATING_PROMPTS[0], seed=0):
+        self.text_view = widgets.HTML()
+        slider = dict(style=LABEL_STYLE, continuous_update=False)
+        prompts = [*REPEATING_PROMPTS[:2], *held_out_prompts(3)]
+        controls = {
+            "drafter": widgets.Dropdown(options=list(DRAFTERS), value=drafter, description="drafter",
+                                        style=LABEL_STYLE, layout=widgets.Layout(width="18em")),
+            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
+                                       description="γ (chains)", **slider),
+            "width": widgets.IntSlider(value=width, min=WIDTH_RANGE[0], max=WIDTH_RANGE[1],
+                                       description="tree width (Medusa)", **slider),
+            "depth": widgets.IntSlider(value=depth, min=DEPTH_RANGE[0], max=DEPTH_RANGE[1],
+                                       description="tree depth (Medusa)", **slider),
+            "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0],
+                                               max=TEMPERATURE_RANGE[1], step=0.25, readout_format=".2f",
+                                               description="temperature", **slider),
+            "prompt": widgets.Combobox(value=prompt, options=prompts, description="prompt", style=LABEL_STYLE,
+                                       continuous_update=False, ensure_option=False,
+                                       layout=widgets.Layout(width="30em")),
+            "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="seed", style=LABEL_STYLE,
+                                           layout=widgets.Layout(width="10em")),
+        }
+        rows = [["drafter", "gamma", "temperature"], ["width", "depth"], ["prompt", "seed"]]
+        super().__init__(controls, rows, DraftersFigure(),
+                         compact_rows=([["drafter"], ["temperature"]], [["gamma"], ["width", "depth"],
+                                                                        ["prompt"], ["seed"]]))
+        header, *control_rows, body = self.children
+        self.children = (header, body, self.text_view) if self.compact else (header, *control_rows, self.text_view,
+                                                                             body)
+
+    def compute(self) -> dict:
+        values = {name: self.value(name) for name in self.controls}
+        prompt = values["prompt"][:MAX_PROMPT] or " "
+        temperature = float(values["temperature"])
+        name, gamma, width, depth = values["drafter"], values["gamma"], values["width"], values["depth"]
+        target = _target()
+        run = speculative_generate(target, build_drafter(name, target, gamma, width, depth), prompt, LENGTH,
+                                   temperature, np.random.default_rng(values["seed"]))
+        positions = depth if name == "Medusa" else gamma
+        acceptance = [None if np.isnan(r) else float(r) for r in run.acceptance_by_position(positions)]
+        cost = cost_of(name, target, gamma, width, depth)
+        drafted = run.drafted_per_step
+        bytes_per_step = cost.bytes_per_step if name == "Medusa" else cost.bytes_per_token * drafted
+        passes = sum(step.draft_passes for step in run.steps) / run.target_passes
+        points = frontier(temperature)
+        speed = predicted_speedup(run.tau, cost, drafted, passes)
+        self.picture.update(acceptance, name, points, (bytes_per_step, run.tau), f"T = {temperature:g}")
+        self.text_view.value = origin_html(prompt, run.text, run.origins)
+        return {**values, "run": run, "tau": run.tau, "acceptance": acceptance, "cost": cost,
+                "bytes_per_step": bytes_per_step, "drafted_per_step": drafted, "speedup": speed,
+                "frontier": points}
+
+    def describe(self, shown: dict) -> Readout:
+        run, cost, name = shown["run"], shown["cost"], shown["drafter"]
+        counts = {origin: run.origins.count(origin) for origin in ORIGIN_STYLES}
+        shape = (f"tree {shown['width']} wide, {shown['depth']} deep" if name == "Medusa" else f"γ = {shown['gamma']}")
+        rates = ", ".join("–" if r is None else f"{r:.2f}" for r in shown["acceptance"])
+        return Readout([
+            line(bold(name), f" ({shape}), temperature {shown['temperature']:g}: {DRAFTERS[name][1]}"),
+            line("τ = ", bold(f"{shown['tau']:.2f}"), f" characters per target pass ({len(run.text)} characters in "
+                 f"{run.target_passes} passes, bonus included)", key=True),
+            line("acceptance by position: ", bold(rates), key=True),
+            line(f"characters by origin: accepted {counts['accepted']}, resampled {counts['resampled']}, "
+                 f"bonus {counts['bonus']}"),
+            line(f"draft cost per drafted character: {cost.flops_per_token:.3f} of a target pass in FLOPs, "
+                 f"{cost.bytes_per_token:.3f} in bytes; per step ", bold(f"{shown['bytes_per_step']:.2f}"),
+                 " in bytes", key=True),
+            line("predicted speedup, a target of Llama 3.1 8B's size on an H100 with the same relative draft cost: ",
+                 bold(f"{shown['speedup']:.2f}×"), key=True),
+            line("Every drafter here is verified exactly: the text has the target's law whatever the draft; "
+                 "a better draft only makes it cheaper.", note=True),
+        ])
