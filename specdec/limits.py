@@ -48,5 +48,7 @@ STEPS_SLIDER_MIN = 100
 TEMPERATURE_SLIDER_MAX = 3.0
 #: The candidates explorer's k slider: 1 … 6 candidates (k ≤ V, so that k distinct candidates exist).
 CANDIDATES_SLIDER_MAX = 6
+#: The fixed-time-per-pass slider of the hardware timeline: 0 … 3 ms (`specdec.hardware.Accelerator.pass_overhead`).
+PASS_TIME_SLIDER_MAX_MS = 3.0
 #: The cost-ratio sliders (c = time of a target pass / time of a draft pass) offer 1 … 100.
 COST_SLIDER_MAX = 100

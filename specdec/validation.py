@@ -129,12 +129,6 @@ def check_distributions(array: np.ndarray, name: str) -> None:
             )
 
 
-def distribution_pair(first, second, first_name: str, second_name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two checked 1-D probability vectors over the same vocabulary (new code declares `Distribution`)."""
-    arguments = {first_name: Distribution()(first, first_name, {})}
-    return arguments[first_name], Distribution(like=first_name)(second, second_name, arguments)
-
-
 def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
     if first.shape[-1] != second.shape[-1]:
         raise ValueError(
@@ -320,6 +314,26 @@ class PositiveFraction(Constraint):
         if value == 0.0:
             raise ValueError(f"{name} must be in (0, 1], got 0.0")
         return value
+
+
+class Between(Constraint):
+    """A real number in low … high (a float slider's range), as a float; `unit` follows the bounds in a message.
+
+    >>> Between(0, 3, " ms")(3.5, "pass_time", {})
+    Traceback (most recent call last):
+    ValueError: pass_time must be in 0 … 3 ms (the slider's range), got 3.5
+    """
+
+    def __init__(self, low: float, high: float, unit: str = ""):
+        self.low, self.high, self.unit = low, high, unit
+
+    def __call__(self, value, name, arguments):
+        span = f"{self.low:g} … {self.high:g}{self.unit}"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number in {span}, got {value!r} of type {type(value).__name__}")
+        if not self.low <= value <= self.high:  # False for NaN too
+            raise ValueError(f"{name} must be in {span} (the slider's range), got {value!r}")
+        return float(value)
 
 
 class CostRatio(Constraint):
