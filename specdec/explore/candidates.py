@@ -1,17 +1,12 @@
 """Several candidates at one position (notebook 08): the output law against p, and acceptance against k.
 
-Every number comes from `specdec.variants`: the exact multi-candidate law
-(`specdec.variants.multi_candidate`) and two broken rules with their exact laws
-(`specdec.variants.broken_candidates`). The target is a fixed row, p(x) ∝ 0.55^x over six tokens
-(`geometric_target`); the α slider picks a draft with exactly that acceptance rate
-(`draft_with_acceptance`), so that moving α changes nothing else. The curve of acceptance against k
-is drawn up to the largest k shown so far: the explorer opens at k = 1 and does not give away what
-a second candidate adds before the learner tries one.
+Every number comes from `specdec.variants` (the exact multi-candidate law and two broken rules). The
+target is p(x) ∝ 0.55^x over six tokens; the α slider picks a draft with exactly that acceptance
+rate, so moving α changes nothing else. The acceptance curve is drawn up to the largest k shown so
+far: it does not give away what a second candidate adds before the learner tries one.
 """
 
 from __future__ import annotations
-
-import numbers
 
 import ipywidgets as widgets
 import numpy as np
@@ -21,13 +16,13 @@ from ..goodness_of_fit import format_p_value, goodness_of_fit
 from ..limits import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX
 from ..rows import token_labels
 from ..theory import tv_distance
-from ..validation import Count, OneOf, checked
+from ..validation import Between, Count, OneOf, checked
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import target_and_draft_marks
-from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, \
-    new_figure, panel_axes, role_style, styled
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_style, styled)
 
 #: The target row: six tokens, p(x) ∝ 0.55^x.
 CANDIDATE_TARGET = geometric_target(6, 0.55)
@@ -45,26 +40,16 @@ CANDIDATE_TITLES = {"exact": "exact rule", "stale residual": "stale residual",
                     "without replacement": "without replacement"}
 
 
-def between(low: float, high: float):
-    """A declared check (`specdec.validation.checked`): a real number in [low, high], as a float."""
-    def check(value, name, _arguments=None) -> float:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r} of type "
-                            f"{type(value).__name__}")
-        if not low <= value <= high:
-            raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
-        return float(value)
-    return check
-
+between = Between  # the name drafters.py imports from here
 
 #: Marker of sampled frequencies: black horizontal ticks (measured, not a role).
 SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
 
 
 def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel: str):
-    """One rule's output law, token by token, at height 0 for now: the accepted part, the resampled part
-    on top of it, p outlined and q as diamonds. In presentation mode the legend names only the roles
-    and the axis is taller, so that the legend (drawn by the caller) clears the bars."""
+    """One rule's output law at height 0: accepted part, resampled part on it, p outlined, q as diamonds.
+
+    In presentation mode the legend names only the roles and the axis is taller, to clear the bars."""
     short, positions = compact(), np.arange(len(labels))
     style = dict(width=0.6, edgecolor="white", linewidth=0.5)
     parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), **style,
@@ -79,12 +64,14 @@ def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel:
     return (*parts, target, draft)
 
 
-def set_stack(accepted_bars, resampled_bars, accepted, resampled) -> None:
-    """Set the heights of a `law_panel`'s parts: the resampled part sits on the accepted part."""
-    for accepted_bar, resampled_bar, low, high in zip(accepted_bars, resampled_bars, accepted, resampled):
+def set_stack(bars, accepted, resampled, target, draft) -> None:
+    """Set the heights of a `law_panel`'s parts (p and q too): the resampled part sits on the accepted part."""
+    for accepted_bar, resampled_bar, target_bar, low, high, top in zip(*bars[:3], accepted, resampled, target):
         accepted_bar.set_height(low)
         resampled_bar.set_y(low)
         resampled_bar.set_height(high)
+        target_bar.set_height(top)
+    bars[3].set_ydata(draft)
 
 
 class CandidatesFigure:
@@ -107,7 +94,7 @@ class CandidatesFigure:
         with styled():
             self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
             self.law_axes, self.k_axes = law_axes, k_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
-            self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks = law_panel(
+            self.law_marks = self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks = law_panel(
                 law_axes, labels, "some candidate accepted", "drawn from the last residual", "probability / frequency")
             (self.sampled_marks,) = law_axes.plot(positions, np.zeros(len(positions)), label="sampled frequency",
                                                   **SAMPLED_STYLE)
@@ -124,16 +111,13 @@ class CandidatesFigure:
                        ylabel="probability", xlim=(0.5, max_k + 0.5), ylim=(0, 1.05), xticks=ks)
             k_axes.legend(loc="lower right")
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
-                                             self.draft_marks, self.sampled_marks, self.law_title,
-                                             self.exact_line, self.rule_line, self.k_marker])
+                                             self.draft_marks, self.sampled_marks, self.law_title, self.exact_line,
+                                             self.rule_line, self.k_marker])
 
     def update(self, accepted, resampled, target, draft, frequencies, k: int, exact_curve, rule_curve,
                widest_k: int, title: str) -> None:
         """One rule's law (two parts), p, q and sampled frequencies; acceptance for k = 1 … `widest_k`."""
-        set_stack(self.accepted_bars, self.resampled_bars, accepted, resampled)
-        for bar, value in zip(self.target_bars, target):
-            bar.set_height(value)
-        self.draft_marks.set_ydata(draft)
+        set_stack(self.law_marks, accepted, resampled, target, draft)
         self.sampled_marks.set_ydata(frequencies)
         self.law_title.set_text(title)
         ks = np.arange(1, widest_k + 1)
@@ -142,7 +126,6 @@ class CandidatesFigure:
         self.k_marker.set_data([k], [rule_curve[k - 1]])
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the data."""
         with styled():
             return self.fast.png()
 
@@ -163,14 +146,10 @@ class CandidatesExplorer(Explorer):
 
     Attributes
     ----------
-    controls : dict
-        ``"k"``, ``"alpha"``, ``"rule"``, ``"n"``, ``"seed"``.
     shown : dict
-        Those values, ``target``, ``draft``, ``law`` (the rule's exact output law), ``tv`` (its
-        distance from p), ``accepted_by_k`` (P(some candidate accepted) for k = 1 … 6 under the
-        rule), ``exact_by_k`` (the same for the exact rule), ``widest_k`` (the curves are drawn up to
-        it: the largest k shown so far), ``frequencies`` and ``fit`` (the chi-square check of the
-        samples against p).
+        The control values, ``target``, ``draft``, ``law`` (the rule's exact output law), ``tv`` (from
+        p), ``accepted_by_k`` and ``exact_by_k`` (P(some candidate accepted), k = 1 … 6, under the
+        rule and the exact rule), ``widest_k``, ``frequencies`` and ``fit`` (chi-square against p).
 
     Examples
     --------
@@ -181,20 +160,19 @@ class CandidatesExplorer(Explorer):
 
     title = "Several candidates at one position"
 
-    @checked(k=Count(1, CANDIDATES_SLIDER_MAX), alpha=between(*CANDIDATE_ALPHA_RANGE),
+    @checked(k=Count(1, CANDIDATES_SLIDER_MAX), alpha=Between(*CANDIDATE_ALPHA_RANGE),
              rule=OneOf(*CANDIDATE_RULES), n=OneOf(*SAMPLE_SIZES), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, k=1, alpha=0.5, rule="exact", n=10_000, seed=0):
+        labelled = dict(style=LABEL_STYLE)
         controls = {
-            "k": widgets.IntSlider(value=k, min=1, max=CANDIDATES_SLIDER_MAX, description="candidates k",
-                                   style=LABEL_STYLE),
+            "k": widgets.IntSlider(value=k, min=1, max=CANDIDATES_SLIDER_MAX, description="candidates k", **labelled),
             "alpha": widgets.FloatSlider(value=alpha, min=CANDIDATE_ALPHA_RANGE[0], max=CANDIDATE_ALPHA_RANGE[1],
-                                         step=0.05, readout_format=".2f", description="α of one candidate",
-                                         style=LABEL_STYLE),
+                                         step=0.05, readout_format=".2f", description="α of one candidate", **labelled),
             "rule": widgets.Dropdown(options=[(label, name) for name, label in CANDIDATE_RULES.items()], value=rule,
-                                     description="rule", style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
+                                     description="rule", layout=widgets.Layout(width="30em"), **labelled),
             "n": widgets.SelectionSlider(options=[(f"{size:,}", size) for size in SAMPLE_SIZES], value=n,
-                                         description="sampled steps n", style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+                                         description="sampled steps n", **labelled),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **labelled),
         }
         self.curves = {}  # (α, rule) -> acceptance for every k: the enumeration is not free
         self.widest_k = k
