@@ -1,11 +1,10 @@
-"""Lossy acceptance rules (notebook 08): more draft tokens kept, and how far the output moves from p.
+"""Lossy acceptance rules (notebook 09): more draft tokens kept, and how far the output moves from p.
 
-Every number comes from `specdec.variants.lossy_acceptance` (`lossy_law`: the exact output law of
-a rule at one position). The target is a fixed row, p(x) ∝ 0.6^x over eight tokens; the draft either
-over-trusts one token (`confident_draft`, sharper than p, as a greedy or top-k draft is) or mixes p
-with p in reverse order (`draft_with_acceptance`), each with exactly the exact rule's α the slider
-gives. Left: the chosen rule's law, split into kept draft tokens and replacements, against p and q.
-Right: acceptance rate against TV distance from p, for every rule and setting, the chosen one marked.
+Every number comes from `specdec.variants.lossy_acceptance.lossy_law` (a rule's exact output law at
+one position). The target is p(x) ∝ 0.6^x over eight tokens; the draft over-trusts one token (as a
+greedy or top-k draft does) or mixes p with its reverse, with exactly the α the slider gives. Left: the
+chosen rule's law (kept draft tokens, replacements) against p and q. Right: acceptance against TV
+from p for every rule and setting, the chosen one marked.
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ import numpy as np
 
 from .. import palette
 from ..rows import token_labels
-from ..validation import OneOf, checked
+from ..validation import Between, OneOf, checked
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
-from .candidates import between, law_panel, set_stack
+from .candidates import law_panel, set_stack
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, styled)
 
@@ -48,9 +47,7 @@ def lossy_draft(kind: int, alpha: float) -> np.ndarray:
     >>> round(float(np.minimum(LOSSY_TARGET, lossy_draft(1, 0.6)).sum()), 10)
     0.6
     """
-    if kind < 0:
-        return draft_with_acceptance(LOSSY_TARGET, alpha)
-    return confident_draft(LOSSY_TARGET, alpha, kind)
+    return draft_with_acceptance(LOSSY_TARGET, alpha) if kind < 0 else confident_draft(LOSSY_TARGET, alpha, kind)
 
 
 class LossyFigure:
@@ -72,7 +69,7 @@ class LossyFigure:
         with styled():
             self.figure = new_figure(10.0, 4.2, compact_size=COMPACT_FIGURE_INCHES)
             self.law_axes, self.trade_axes = law_axes, trade_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
-            self.accepted_bars, self.replaced_bars, self.target_bars, self.draft_marks = law_panel(
+            self.law_marks = self.accepted_bars, self.replaced_bars, self.target_bars, self.draft_marks = law_panel(
                 law_axes, labels, "draft token kept", "replacement after a rejection", "probability of being emitted")
             law_axes.legend(loc="upper right", ncols=2 if short else 1)
             self.law_title = law_axes.set_title(" ")
@@ -98,10 +95,7 @@ class LossyFigure:
 
     def update(self, accepted, replaced, target, draft, title: str, lenient, typical, exact, greedy, chosen) -> None:
         """A rule's law in two parts, p and q; the (acceptance, TV) curves and points."""
-        set_stack(self.accepted_bars, self.replaced_bars, accepted, replaced)
-        for bar, value in zip(self.target_bars, target):
-            bar.set_height(value)
-        self.draft_marks.set_ydata(draft)
+        set_stack(self.law_marks, accepted, replaced, target, draft)
         self.law_title.set_text(title)
         self.lenient_line.set_data(*lenient)
         self.typical_line.set_data(*typical)
@@ -109,7 +103,6 @@ class LossyFigure:
             point.set_data([x], [y])
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the data."""
         with styled():
             return self.fast.png()
 
@@ -123,19 +116,15 @@ class LossyExplorer(Explorer):
     alpha : float in [0.45, 1]
         The exact rule's acceptance rate (the draft is chosen to have it).
     draft : one of `LOSSY_DRAFTS`
-    lenience : float in [0.05, 1]
-        λ of the lenient rule.
-    epsilon, delta : float
-        ε in [0.01, 1] and δ in [0.05, 1] of typical acceptance.
+    lenience, epsilon, delta : float
+        λ in [0.05, 1] of the lenient rule; ε in [0.01, 1] and δ in [0.05, 1] of typical acceptance.
 
     Attributes
     ----------
-    controls : dict
-        ``"rule"``, ``"alpha"``, ``"draft"``, ``"lenience"``, ``"epsilon"``, ``"delta"``.
     shown : dict
-        Those values, ``law`` (the rule's `LossyLaw`), ``exact_acceptance``, ``gain`` (acceptance
-        minus that of the exact rule), ``threshold`` (typical acceptance's bar on p(x)), and
-        ``lenient_curve`` and ``typical_curve`` (acceptance and TV along each sweep).
+        The control values, ``law`` (the rule's `LossyLaw`), ``exact_acceptance``, ``gain`` (over the
+        exact rule), ``threshold`` (typical acceptance's bar on p(x)), ``lenient_curve`` and
+        ``typical_curve`` (acceptance and TV along each sweep).
 
     Examples
     --------
@@ -146,8 +135,8 @@ class LossyExplorer(Explorer):
 
     title = "Lossy acceptance: more accepted, how far from p"
 
-    @checked(rule=OneOf(*RULES), alpha=between(*LOSSY_ALPHA_RANGE), draft=OneOf(*LOSSY_DRAFTS),
-             lenience=between(*LENIENCE_RANGE), epsilon=between(*EPSILON_RANGE), delta=between(*DELTA_RANGE))
+    @checked(rule=OneOf(*RULES), alpha=Between(*LOSSY_ALPHA_RANGE), draft=OneOf(*LOSSY_DRAFTS),
+             lenience=Between(*LENIENCE_RANGE), epsilon=Between(*EPSILON_RANGE), delta=Between(*DELTA_RANGE))
     def __init__(self, rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.5, epsilon=MEDUSA_EPSILON,
                  delta=MEDUSA_DELTA):
         def slider(value, limits, step, description):
@@ -155,9 +144,8 @@ class LossyExplorer(Explorer):
                                        description=description, style=LABEL_STYLE)
 
         controls = {
-            "rule": widgets.Dropdown(options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()],
-                                     value=rule, description="rule", style=LABEL_STYLE,
-                                     layout=widgets.Layout(width="24em")),
+            "rule": widgets.Dropdown(options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()], value=rule,
+                                     description="rule", style=LABEL_STYLE, layout=widgets.Layout(width="24em")),
             "alpha": slider(alpha, LOSSY_ALPHA_RANGE, 0.05, "exact α"),
             "draft": widgets.Dropdown(options=list(LOSSY_DRAFTS), value=draft, description="draft",
                                       style=LABEL_STYLE, layout=widgets.Layout(width="20em")),
