@@ -55,13 +55,13 @@ def _joint_law(target, prompt, temperature):
 
 
 def test_forgetting_to_crop_changes_the_law_at_temperature_one(models):
-    """300 two-character runs (γ = 1) fail the chi-square against the target's exact joint law."""
+    """600 two-character runs (γ = 1) fail the chi-square against the target's exact joint law."""
     target, draft = models
     law = _joint_law(target, PROMPT, 1.0)
     rng = np.random.default_rng(5)
     size = len(target.vocab)
     samples = [run.tokens[0] * size + run.tokens[1] for run in
-               (generate_with_caches(target, draft, PROMPT, 2, 1, 1.0, rng, rule="forgets_to_crop") for _ in range(300))]
+               (generate_with_caches(target, draft, PROMPT, 2, 1, 1.0, rng, rule="forgets_to_crop") for _ in range(600))]
     assert not goodness_of_fit(np.array(samples), law).passed
 
 
