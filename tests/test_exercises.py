@@ -1,7 +1,7 @@
 """Tests of specdec.exercises.check: it passes right answers and names the mistakes of wrong ones.
 
-The learner's functions below are written independently of specdec, the way notebook 09 asks a
-learner to write them; each wrong one differs from a right one in one marked place.
+The learner's functions below are written independently of specdec, the way the exercises notebook asks
+a learner to write them; each wrong one differs from a right one in one marked place.
 """
 
 from __future__ import annotations
@@ -465,7 +465,8 @@ def test_optimal_gamma_that_returns_the_argmax_as_gamma():
 
     result = check("optimal_gamma", argmax_without_one)
     assert not result.passed and result.case.label == "the table of best γ (α = 0.6, c = 10)"
-    assert re.search(r"expected +\(3, 1\.67", result.message) and re.search(r"got +\(np\.int64\(2\), 1\.67", result.message)
+    assert re.search(r"expected +\(3, 1\.67", result.message)
+    assert re.search(r"got +\(np\.int64\(2\), 1\.67", result.message)
     assert result.hint.startswith("np.argmax gives the position of the best speedup in your list, counted from 0")
 
 
@@ -544,8 +545,8 @@ class Unprintable(Exception):
 
 @settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(EXERCISE_NAMES),
-       error=st.sampled_from([ValueError("bad"), IndexError("index 4 is out of bounds"), ZeroDivisionError(), Unprintable(),
-                              TypeError("unsupported operand"), KeyError(3), RuntimeError()]))
+       error=st.sampled_from([ValueError("bad"), IndexError("index 4 is out of bounds"), ZeroDivisionError(),
+                              Unprintable(), TypeError("unsupported operand"), KeyError(3), RuntimeError()]))
 def test_any_exception_becomes_feedback(name, error):
     def raises(*args):
         raise error

@@ -435,7 +435,7 @@ def _digits_to_tell_apart(u: float, threshold: float) -> int:
     return 17
 
 
-EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (  # in the order notebook 09 poses them
+EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (
     Exercise("acceptance_rate", core.acceptance_rate, _cases.pair_cases, FLOAT,
              "each value within 1e-9 of specdec.acceptance_rate's, returned as a Python float, and your inputs "
              "left unchanged"),
@@ -453,7 +453,7 @@ EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (  # i
              "the same best γ and speedup as specdec.optimal_gamma, returned as a tuple (int, float)"),
 )}
 
-#: The exercises, in the order notebook 09 poses them.
+#: The exercises, in the order the exercises notebook poses them.
 EXERCISE_NAMES = tuple(EXERCISES)
 
 # --- Naming the mistake ----------------------------------------------------------------------------
@@ -594,7 +594,8 @@ class CheckResult:
             else:
                 text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
             cells.append(
-                '<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; padding:0.15em 1em 0.15em 0">'
+                '<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; '
+                'padding:0.15em 1em 0.15em 0">'
                 f'{html.escape(row.label)}</th><td style="text-align:left; vertical-align:top; padding:0.15em 0">'
                 f"{text}</td></tr>")
         # Inline styles override JupyterLab's, which centre tables and fix their layout.
@@ -683,7 +684,7 @@ def _seconds(value, name, arguments):
 @checked(name=_exercise_name, function=InstanceOf(Callable, "the function you wrote (a callable)"),
          time_limit=_seconds)
 def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
-    """Check your implementation of one exercise of notebook 09 against specdec's.
+    """Check your implementation of one exercise of the exercises notebook against specdec's.
 
     Parameters
     ----------

@@ -442,7 +442,8 @@ QUESTIONS = {question.key: question for question in (
         "pass. What is the most tokens one step can emit?",
         "b",
         a=("15",
-           "All 14 draft tokens and a bonus token would need every branch kept. The branches are alternatives: an accepted token rules out its siblings, so at most one path from "
+           "All 14 draft tokens and a bonus token would need every branch kept. The branches are "
+           "alternatives: an accepted token rules out its siblings, so at most one path from "
            "the root, 3 tokens deep, is kept."),
         b=("4",
            "At each depth at most one child is accepted, so a step keeps one root-to-leaf path of 3 tokens "
