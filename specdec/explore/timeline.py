@@ -1,10 +1,9 @@
 """Where the time goes (notebook 05): draft and target passes on a clock, one pass's roofline, speedup against batch.
 
-Top: plain decoding, one target pass per token, against speculative decoding, γ draft passes and one
-verify pass per step, with one tile per emitted token under each verify pass. Bottom left: the time of
-one pass against the positions it scores (log–log), flat while reading the weights dominates. Bottom
-right: the expected speedup against the batch size, by the cost model and by speedup(α, γ, c) with the
-verify pass free. Every number comes from `specdec.hardware`, which says what its cost model leaves out.
+Top: plain decoding (a target pass per token) against speculative decoding (γ draft passes and a
+verify pass per step, a tile per emitted token under it). Bottom left: one pass's time against the
+positions it scores, flat while reading the weights dominates. Bottom right: the expected speedup
+against the batch size. Every number comes from `specdec.hardware`, which says what it leaves out.
 """
 
 from __future__ import annotations
@@ -17,11 +16,10 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import hardware, palette
-from ..limits import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
-from ..validation import Count, OneOf, Probability, checked
+from ..limits import PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
+from ..validation import Between, Count, OneOf, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, role_patch, role_style, styled)
-from .temperature import slider_range
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
@@ -33,16 +31,11 @@ ROOFLINE_TICKS = (1, 4, 16, 64, 256, 1024)
 #: Tokens in the timeline: several steps, each pass visible.
 TIMELINE_TOKENS = 32
 MILLISECONDS = 1e3
-#: The fixed-time-per-pass slider: 0 … 3 ms (`specdec.hardware.Accelerator.pass_overhead`).
-PASS_TIME_SLIDER_MAX_MS = 3.0
 
 
 def _boxes(passes, row) -> Path:
-    """One path of the rectangles of every (start, duration) in ms on a row (bottom, top).
-
-    One path per lane, not a collection of rectangles: hatching is drawn once for the lane, some 15
-    times faster for a timeline's few dozen passes.
-    """
+    """One path of the rectangles of every (start, duration) in ms on a row (bottom, top): one path per
+    lane, not a collection of rectangles, hatches some 15 times faster."""
     bottom, top = row
     boxes = [[(s, bottom), (s + d, bottom), (s + d, top), (s, top)] for s, d in passes]
     return Path.make_compound_path_from_polys(np.array(boxes, dtype=float).reshape(-1, 4, 2))
@@ -89,7 +82,7 @@ class TimelineFigure:
         ], occasional=[self.timeline_axes.xaxis, self.roofline_axes.yaxis])
         self._limits = None
 
-    def _short(self, compact_text: str, text: str) -> str:
+    def _short(self, compact_text: str, text: str) -> str:  # presentation mode: shorter labels
         return compact_text if self.compact else text
 
     def _legend(self, axes, handles, **place) -> None:
@@ -185,11 +178,8 @@ class TimelineFigure:
 
     def update(self, timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
                formula_speedups, fits, batch) -> None:
-        """Show a `specdec.hardware.Timeline`, the two roofline curves and the speedup against batch.
-
-        The speedup curves are drawn at `batches` (the batch sizes to show), with `fits` (whether each
-        fits in memory) and `batch` ringed.
-        """
+        """A `specdec.hardware.Timeline`, the roofline curves, and the speedup at `batches` (`fits`: in
+        memory), `batch` ringed."""
         def spans(passes):
             return [(p.start * MILLISECONDS, p.duration * MILLISECONDS) for p in passes]
 
@@ -207,16 +197,15 @@ class TimelineFigure:
 
         plain_end, speculative_end = ((lane[-1].start + lane[-1].duration) * MILLISECONDS
                                       for lane in (timeline.plain, timeline.speculative))
-        self.plain_end.set_xdata([plain_end, plain_end])
-        self.speculative_end.set_xdata([speculative_end, speculative_end])
+        for end_line, end in ((self.plain_end, plain_end), (self.speculative_end, speculative_end)):
+            end_line.set_xdata([end, end])
         self.timeline_title.set_text(
             f"plain {plain_end:,.0f}, speculative {speculative_end:,.0f} ms" if self.compact else
             f"{timeline.tokens} tokens: plain {plain_end:,.1f} ms; speculative {speculative_end:,.1f} ms "
             f"for {timeline.speculative_tokens} tokens in {len(timeline.step_counts)} steps (this seed)")
 
         gamma, positions = timeline.times.gamma, np.asarray(positions)
-        target_ms = np.asarray(target_seconds) * MILLISECONDS
-        draft_ms = np.asarray(draft_seconds) * MILLISECONDS
+        target_ms, draft_ms = (np.asarray(seconds) * MILLISECONDS for seconds in (target_seconds, draft_seconds))
         self.target_curve.set_data(positions, target_ms)
         self.draft_curve.set_data(positions, draft_ms)
         self.plain_marker.set_data([1], [target_ms[0]])
@@ -244,7 +233,6 @@ class TimelineFigure:
             self.fast.invalidate()
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only what changed."""
         with styled():
             return self.fast.png()
 
@@ -280,17 +268,14 @@ class TimelineExplorer(Explorer):
     Attributes
     ----------
     controls : dict
-        ``"accelerator"``, ``"pair"`` (dropdowns), ``"gamma"``, ``"alpha"``, ``"batch"``, ``"seed"``, ``"pass_time"``,
-        and the button ``"opening"`` (every control back where the explorer opened).
+        The parameters' controls, and the button ``"opening"`` (every control back where it opened).
     shown : dict
-        Those values, ``target`` and ``draft`` (names), ``chip`` (the `specdec.hardware.Accelerator` with
-        that fixed time), ``times`` (`specdec.hardware.PassTimes`), ``timeline`` (`specdec.hardware.Timeline`),
-        ``implied_c``, ``size_ratio``, ``plain_ms_per_token``, ``speculative_ms_per_token`` (this seed),
-        ``expected_ms_per_token``, ``sampled_speedup``, ``expected_speedup``, ``formula_speedup``, ``devices``
-        (devices the target's weights need), ``memory`` (`specdec.hardware.MemoryCheck` on those devices), the speedup
-        curve: ``batches`` (the batch sizes up to the largest tried so far, so that the curve does not
-        answer a question about large batches before the learner tries one), ``model_speedups``,
-        ``formula_speedups`` and ``fits`` (whether each fits in memory).
+        Those values, ``target`` and ``draft`` (names), ``chip`` (the `Accelerator` with that fixed time),
+        ``times`` (`PassTimes`), ``timeline`` (`Timeline`), ``implied_c``, ``size_ratio``, the ms per token
+        (``plain_``, ``speculative_`` and ``expected_ms_per_token``), the ``sampled_``, ``expected_`` and
+        ``formula_speedup``, ``devices`` (that the target's weights need), ``memory`` (`MemoryCheck`), and
+        the speedup curve: ``batches`` (up to the largest tried, so as not to answer a question about
+        large batches before the learner tries one), ``model_speedups``, ``formula_speedups``, ``fits``.
 
     Examples
     --------
@@ -303,7 +288,7 @@ class TimelineExplorer(Explorer):
 
     @checked(accelerator=OneOf(*hardware.ACCELERATORS), pair=model_pair, gamma=Count(0, TIMELINE_GAMMA_SLIDER_MAX),
              alpha=Probability(), batch=OneOf(*hardware.BATCH_SIZES), seed=Count(0, SEED_SLIDER_MAX),
-             pass_time=slider_range(PASS_TIME_SLIDER_MAX_MS, " ms"))
+             pass_time=Between(0.0, PASS_TIME_SLIDER_MAX_MS, " ms"))
     def __init__(self, accelerator="H100 SXM", pair=hardware.DEFAULT_PAIR, gamma=4, alpha=0.8, batch=1, seed=0,
                  pass_time=hardware.MEASURED_PASS_OVERHEAD * MILLISECONDS):
         label = dict(style=LABEL_STYLE)
@@ -349,11 +334,12 @@ class TimelineExplorer(Explorer):
         self.widest_batch = max(self.widest_batch, b)
         batches = [size for size in hardware.BATCH_SIZES if size <= self.widest_batch]
         model_speedups, formula_speedups = hardware.speedup_against_batch(chip, big, small, g, a, batches)
-        devices = hardware.cluster(chip, hardware.devices_needed(big, chip))  # as many as the weights need
+        needed = hardware.devices_needed(big, chip)
+        devices = hardware.cluster(chip, needed)  # as many as the weights need
         fits = hardware.batches_that_fit(devices, big, small, batches)
         self.picture.update(timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
                             formula_speedups, fits, b)
-        times = timeline.times
+        times, plain_ms = timeline.times, timeline.plain_time_per_token * MILLISECONDS
         return {
             "accelerator": self.value("accelerator"), "pair": (target, draft), "target": target, "draft": draft,
             "gamma": g, "alpha": a, "batch": b, "seed": s, "pass_time": self.value("pass_time"), "chip": chip,
@@ -361,18 +347,16 @@ class TimelineExplorer(Explorer):
             "size_ratio": hardware.size_ratio(big, small), "batches": batches,
             "memory": hardware.memory_check(devices, big, small, batch=b),
             "model_speedups": model_speedups, "formula_speedups": formula_speedups, "fits": fits,
-            "plain_ms_per_token": timeline.plain_time_per_token * MILLISECONDS,
+            "plain_ms_per_token": plain_ms, "expected_ms_per_token": plain_ms / timeline.expected_speedup,
             "speculative_ms_per_token": timeline.speculative_time_per_token * MILLISECONDS,
-            "expected_ms_per_token": timeline.plain_time_per_token * MILLISECONDS / timeline.expected_speedup,
             "sampled_speedup": timeline.sampled_speedup, "expected_speedup": timeline.expected_speedup,
-            "formula_speedup": timeline.formula_speedup, "devices": hardware.devices_needed(big, chip),
+            "formula_speedup": timeline.formula_speedup, "devices": needed,
         }
 
     def describe(self, shown: dict) -> Readout:
         times, timeline, chip, memory = shown["times"], shown["timeline"], shown["chip"], shown["memory"]
-        overhead = times.verify_overhead
+        overhead, devices = times.verify_overhead, shown["devices"]
         verify = "free: same time as one position" if overhead == 1.0 else f"{overhead:.2f}× a plain pass"
-        devices = shown["devices"]
         on = f"one {chip.name}" if devices == 1 else f"{devices} × {chip.name}, as many as the weights need"
         needed = f"Memory: weights and KV caches (bf16) need {memory.needed / 1e9:,.0f} GB"
         capacity = f"the {memory.capacity / 1e9:,.0f} GB of {on}"
