@@ -1,4 +1,4 @@
-"""The lossy-acceptance explorer of notebook 08, driven headless: every control, against the math."""
+"""The lossy-acceptance explorer of notebook 09, driven headless: every control, against the math."""
 
 import numpy as np
 import pytest
@@ -67,7 +67,7 @@ def test_every_rule_of_the_lossy_explorer(lossy):
     assert_picture_is_a_full_render(lossy)
 
 
-def test_what_notebook_08_says_of_the_lossy_explorer():
+def test_what_notebook_09_says_of_the_lossy_explorer():
     explorer = LossyExplorer()  # typical acceptance, the draft that over-trusts B
     def at(**settings):
         with explorer.batch():

@@ -1,4 +1,4 @@
-"""The adaptive-γ explorer of notebook 08, driven headless: every control, against the runs it prices."""
+"""The adaptive-γ explorer of notebook 09, driven headless: every control, against the runs it prices."""
 
 import itertools
 

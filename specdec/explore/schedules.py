@@ -1,4 +1,4 @@
-"""Adaptive γ on text (notebook 08): fixed γ, Hugging Face's heuristic schedule and an oracle, priced at c.
+"""Adaptive γ on text (notebook 09): fixed γ, Hugging Face's heuristic schedule and an oracle, priced at c.
 
 The runs are those of a `specdec.variants.adaptive_gamma.ScheduleComparison`, made once; the controls
 only choose which run to look at and the cost ratio at which every run is priced, so nothing is
@@ -130,7 +130,7 @@ class SchedulesExplorer(Explorer):
     Parameters
     ----------
     comparison : ScheduleComparison, optional
-        From `specdec.variants.adaptive_gamma.compare_schedules`; by default notebook 08's runs,
+        From `specdec.variants.adaptive_gamma.compare_schedules`; by default notebook 09's runs,
         `stdlib_comparison()` (a few seconds to make).
     c : int in 1 … 100
         Starting cost ratio.

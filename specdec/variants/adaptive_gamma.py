@@ -280,7 +280,7 @@ def stdlib_comparison(corpus_size=300_000, draft_order=3, target_order=5, prompt
                       seed=0) -> ScheduleComparison:
     """`compare_schedules` on the n-gram pair of notebook 07, fitted on a slice of the standard library's docstrings.
 
-    The defaults are notebook 08's: a 3-gram draft and a 5-gram target fitted on the first 300,000
+    The defaults are notebook 09's: a 3-gram draft and a 5-gram target fitted on the first 300,000
     characters of `specdec.text.stdlib_corpus`, 2,000 characters after "The ", seed 0. The docstrings
     differ a little between Python versions, and so do the numbers.
 

@@ -258,7 +258,7 @@ def _text_speedup(values: dict) -> list[str]:
     ]
 
 
-# --- notebook 08: beyond one draft ----------------------------------------------------------------
+# --- notebooks 08 and 09: several candidates, lossy rules, adaptive γ -----------------------------
 
 def _candidates(values: dict) -> list[str]:
     from specdec.variants.broken_candidates import BROKEN_CANDIDATE_RULES
@@ -302,7 +302,7 @@ def _lossy(values: dict) -> list[str]:
 def _schedule_comparison():
     from specdec.variants.adaptive_gamma import stdlib_comparison
 
-    return stdlib_comparison()  # notebook 08's runs: the same pair, prompt, length and seed
+    return stdlib_comparison()  # notebook 09's runs: the same pair, prompt, length and seed
 
 
 def _schedules(values: dict) -> list[str]:
