@@ -530,6 +530,48 @@ QUESTIONS = {question.key: question for question in (
            "Speedup is τ divided by a step's cost in target passes: γ draft passes of a large fraction of the "
            "target (layer skipping with many layers, or a fixed overhead per pass) can eat the whole gain."),
     ),
+    # --- Inside a serving engine ---
+    _question(
+        "kv_crop_symptom", "diagnosis",
+        "An engine's speculative output at temperature 0 matches plain greedy decoding for the first few "
+        "tokens, then drifts into nonsense, and only after a step that rejected a draft token; steps that "
+        "accepted everything never start the drift. Which bug fits?",
+        "b",
+        a=("The draft's cache is not caught up after a full acceptance.", "That costs acceptance, not "
+           "correctness: the verify rule still uses the q the draft sampled from, so the text stays the "
+           "target's, and it happens after full acceptances, not after rejections."),
+        b=("The target's cache keeps the rejected draft positions.", "After a rejection the verify pass wrote "
+           "γ + 1 slots but only 1 + k may stay; the next pass attends to the γ − k rejected ones, at shifted "
+           "positions. A step that accepts everything has nothing to crop, so it never starts the drift."),
+        c=("The bonus token is drawn from the residual.", "A full acceptance would then be the faulty step, "
+           "and at temperature 0 the residual and p's argmax agree whenever the draft was rejected."),
+    ),
+    _question(
+        "acceptance_length_vs_rate", "application",
+        "vLLM reports mean acceptance length 3.36 with num_speculative_tokens = 4. What is the draft "
+        "acceptance rate it reports beside it, and is that α?",
+        "c",
+        a=("0.84, and yes, it is α", "(3.36 − 1)/4 is 0.59, not 0.84; and a rate over all drafted tokens "
+           "counts the tokens after a rejection, which are never tested."),
+        b=("0.84 = 3.36/4, the share of slots used", "The mean acceptance length includes the bonus or "
+           "resampled token; the draft acceptance rate counts only accepted draft tokens: (3.36 − 1)/4."),
+        c=("0.59 = (3.36 − 1)/4, below α ≈ 0.8", "E[N] = (1 − α⁵)/(1 − α) = 3.36 at α = 0.8; the rate "
+           "(E[N] − 1)/γ is lower than α because every draft token after a rejection counts as not accepted."),
+    ),
+    _question(
+        "speculation_under_load", "concept",
+        "In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, "
+        "speculation makes one request faster up to b = 256. Why can the best throughput still be "
+        "higher without it?",
+        "a",
+        a=("The draft's weights and KV caches take memory, so plain decoding fits a larger batch",
+           "Plain decoding fits b = 512 and makes about 20,800 tokens/s there; with the draft the largest "
+           "batch that fits is 256, at about 15,300 tokens/s."),
+        b=("Speculation changes the output law at large batch", "It does not: each sequence of a batch is "
+           "verified by the exact rule, whatever b is."),
+        c=("The acceptance rate falls with the batch size", "α depends on the draft and the target, not on "
+           "how many sequences share a pass."),
+    ),
 )}
 
 
