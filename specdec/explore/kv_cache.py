@@ -93,7 +93,7 @@ class KVCacheFigure:
         self.window = COMPACT_WINDOW if compact() else WINDOW
         with styled():
             self.figure = new_figure(9.0, 3.4, compact_size=(6.4, 4.4))
-            self.axes = self.figure.add_subplot(xlabel="cache slot (position in the text)", ylim=(-0.7, 1.7),
+            self.axes = self.figure.add_subplot(xlabel="cache slot (position in the text)", ylim=(-0.85, 1.7),
                                                 xlim=(-0.6, self.window - 0.4))
             self.axes.set_yticks([1, 0], ["target", "draft"])
             self.axes.set_ylabel("cache")
@@ -108,9 +108,12 @@ class KVCacheFigure:
                              loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2 if compact() else 3,
                              fontsize="small")
             self.title = self.axes.set_title(" ")
+            self.axes.set_xticks([])
+            self.slot_numbers = [self.axes.text(i, -0.62, "", ha="center", va="center", fontsize="small",
+                                                color=palette.NEUTRAL) for i in range(0, self.window, 2)]
         changing = [*self.bars["target"], *self.bars["draft"], *self.letters["target"], *self.letters["draft"],
-                    self.title]
-        self.fast = FastRedraw(self.figure, changing=changing, occasional=[self.axes.xaxis])
+                    *self.slot_numbers, self.title]
+        self.fast = FastRedraw(self.figure, changing=changing)
 
     def update(self, rows, decode, title: str) -> None:
         firsts = []
@@ -120,6 +123,7 @@ class KVCacheFigure:
                 visible = i < len(kinds)
                 bar.set_visible(visible)
                 self.letters[row][i].set_text("")
+                self.letters[row][i].set_visible(visible)
                 if not visible:
                     continue
                 kind, token = kinds[i]
@@ -132,10 +136,9 @@ class KVCacheFigure:
                 char = decode([token])
                 self.letters[row][i].set_text("␣" if char == " " else char)
         first = min(firsts)
-        ticks = list(range(0, self.window, 2))
-        self.axes.set_xticks(ticks, [str(first + t) for t in ticks])
+        for k, number in enumerate(self.slot_numbers):
+            number.set_text(str(first + 2 * k))
         self.title.set_text(title)
-        self.fast.invalidate()
 
     def png(self) -> bytes:
         with styled():
