@@ -22,8 +22,8 @@ What engines expose for it (their documentation as it stands):
 * vLLM: ``num_speculative_tokens`` (γ) in ``--speculative-config``
   (https://docs.vllm.ai/en/stable/features/speculative_decoding/); its config also has
   ``disable_by_batch_size``: speculation is switched off for new requests once that many are
-  enqueued (https://docs.vllm.ai/en/stable/api/vllm/config/speculative/), and "dynamic speculative
-  decoding" adapts γ to the load;
+  enqueued (https://docs.vllm.ai/en/stable/api/vllm/config/speculative/); its guide also has a page
+  on dynamic speculative decoding;
 * SGLang: ``--speculative-num-steps``, ``--speculative-eagle-topk``,
   ``--speculative-num-draft-tokens`` (https://docs.sglang.io/advanced_features/speculative_decoding.html),
   and ``--cuda-graph-max-bs``, the largest batch its captured graphs cover.
