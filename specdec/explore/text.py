@@ -1,12 +1,10 @@
 """Speculative decoding on real text (notebook 07): n-gram models, coloured by where each character came from.
 
-A draft n-gram model proposes, a higher-order target verifies with `specdec.core`; the text is shown
-coloured by origin (`coloured_text_html`). Left: α of each draft order against the target, averaged
-over `CONTEXT_COUNT` contexts of the corpus. Right, on fixed axes: characters per target call and the
-speedup at c that the run's call counts imply, beside ``expected_tokens(ᾱ, γ)`` and ``speedup(ᾱ, γ, c)``
-at the α averaged over the visited contexts, and (tick box) the mean and range over `SEED_COUNT` seeds:
-one short run is noisy. Counts are kept on disk and shared between orders (`specdec.text.ngram`); only
-the orders of the first picture are counted when the explorer is built, with a progress line meanwhile.
+A draft n-gram model proposes, a higher-order target verifies; the text is coloured by origin. Left:
+α of each draft order, averaged over `CONTEXT_COUNT` contexts of the corpus. Right, on fixed axes:
+characters per target call and the speedup at c from the run's call counts, beside the theory at the
+averaged α and (tick box) the mean and range over `SEED_COUNT` seeds: one short run is noisy. Counts
+are kept on disk (`specdec.text.ngram`); building the explorer counts the first picture's orders only.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..text.repeated_runs import runs_over_seeds
 from ..theory import speedup
-from ..validation import Count, InstanceOf, checked
-from .candidates import between
+from ..validation import Between, Count, InstanceOf, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
                     panel_axes, role_patch, role_style, styled)
 
@@ -70,17 +67,8 @@ def a_generation(value, name, _arguments=None) -> Generation:
 def coloured_text_html(generation: Generation, legend: bool = True) -> str:
     """The prompt in grey, then each generated character on the background of its origin's colour.
 
-    Parameters
-    ----------
-    generation : specdec.text.Generation
-    legend : bool
-        Whether to put a legend of the origins above the text.
-
-    Returns
-    -------
-    str
-        HTML: a monospace block; line breaks are shown as ↵ and kept, each character carries its
-        origin as a tooltip, and resampled and bonus characters are also bold and underlined.
+    Returns HTML: a monospace block (line breaks shown as ↵), each character with its origin as a
+    tooltip, resampled and bonus characters also bold and underlined; with `legend`, the origins above.
 
     Examples
     --------
@@ -111,10 +99,8 @@ def _span(char: str, origin: str) -> str:
 
 
 class RealTextFigure:
-    """α of each draft order (left); characters per target call and speedup, run against theory (right).
-
-    Both right-hand axes are fixed (0 … `GAIN_TOP`), so a bar's height can be compared as γ moves;
-    with ``spread`` given, each also shows the mean (diamond) and range over several seeds.
+    """α of each draft order (left); characters per target call and speedup, run against theory (right,
+    on fixed axes 0 … `GAIN_TOP`, with the seeds' mean and range when given).
 
     Examples
     --------
@@ -202,11 +188,8 @@ class RealTextFigure:
 
     def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float, measured, predicted,
                gamma: int, c: float, spread=None) -> None:
-        """α per draft order; (characters per target call, speedup at c) measured and predicted.
-
-        `spread`: ((lowest, mean, highest) characters per call, (lowest, mean, highest) speedup) over
-        several seeds, or None to show none.
-        """
+        """α per draft order; (characters per target call, speedup at c) measured and predicted; `spread`:
+        (lowest, mean, highest) of both over several seeds, or None."""
         for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
             chosen = order == draft_order
             bar.set_height(alpha)
@@ -235,7 +218,6 @@ class RealTextFigure:
         self.speed_title.set_text(f"speedup at c = {c:g}")
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the bars, markers, labels and titles when it can."""
         with styled():
             return self.fast.png()
 
@@ -258,32 +240,22 @@ class TextExplorer(Explorer):
     ----------
     corpus : str, optional
         The text both models are fitted on; `specdec.text.stdlib_corpus()` by default.
-    draft_order : int in 1 … 4
-    target_order : int in 4 … 7
-    gamma : int in 1 … 10
-        Draft characters per step.
+    draft_order, target_order, gamma : int in 1 … 4, 4 … 7, 1 … 10 (draft characters per step)
     temperature : float in 0.2 … 2
         Applied to both models, as an engine applies it to both networks' logits.
-    seed : int >= 0
-    prompt : str
+    seed, prompt, c : int >= 0, str, int in 1 … 100 (time of a target pass / time of a draft pass)
     length : int >= 1
         Characters to generate (not a control: it sets how long one update takes).
-    c : int in 1 … 100
-        Cost ratio: time of one target pass over time of one draft pass.
     seed_spread : bool
         Whether the tick box "mean over 6 seeds" starts ticked.
 
     Attributes
     ----------
-    controls : dict
-        ``"draft_order"``, ``"target_order"``, ``"gamma"``, ``"temperature"``, ``"seed"``, ``"prompt"``,
-        ``"c"``, ``"seed_spread"`` (the tick box).
     shown : dict
-        The control values, ``generation`` (the `Generation`), ``text_html``, ``measured_alpha``,
-        ``mean_acceptance_rate``, ``tokens_per_target_call``, ``expected_tokens``, ``measured_speedup``,
-        ``predicted_speedup``, ``alpha_by_draft_order`` (order -> α over corpus contexts), ``length``,
-        ``seed_spread`` (a `specdec.text.repeated_runs.SeedSpread` while the tick box is ticked, else
-        None) and ``seed_speedups`` (the speedup at c of each of those runs, else None).
+        The control values (``seed_spread``: a `SeedSpread` while the box is ticked, else None),
+        ``generation``, ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
+        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order`` (order -> α),
+        ``length`` and ``seed_speedups`` (the speedup at c of each seed's run, else None).
     text_view : ipywidgets.HTML
         The coloured text, between the controls and the picture.
 
@@ -299,7 +271,7 @@ class TextExplorer(Explorer):
 
     @checked(corpus=long_enough, draft_order=Count(DRAFT_ORDERS[0], DRAFT_ORDERS[-1]),
              target_order=Count(*TARGET_ORDER_RANGE), gamma=Count(*GAMMA_RANGE),
-             temperature=between(*TEMPERATURE_RANGE),
+             temperature=Between(*TEMPERATURE_RANGE),
              seed=Count(), prompt=InstanceOf(str, "a str"), length=Count(1), c=Count(1, COST_SLIDER_MAX),
              seed_spread=InstanceOf((bool, np.bool_), "True or False"))
     def __init__(self, corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0, prompt="The ",
