@@ -1,8 +1,7 @@
 """Accepted part + resampled part = p, token by token, for the learner's own p and q (notebook 03).
 
-For each token the figure stacks the mass that comes out accepted, min(p, q), and the mass that
-comes out resampled, (1 − α)·r = max(0, p − q) (`specdec.output_law.position_law`); the stack
-reaches p exactly, whatever q is. The y axis follows the tallest bar, from a few round tops.
+For each token the figure stacks the mass that comes out accepted, min(p, q), and resampled,
+(1 − α)·r = max(0, p − q) (`specdec.output_law.position_law`): the stack reaches p, whatever q is.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from ..validation import Distribution, checked
 from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top, role_style,
                     styled)
 
+
 def target_and_draft_marks(axes, positions, draft_size: float):
     """p as outlined bars and q as diamonds over the tokens at `positions`, all at height 0 for now."""
     zeros = np.zeros(len(positions))
@@ -28,6 +28,16 @@ def target_and_draft_marks(axes, positions, draft_size: float):
     (marks,) = axes.plot(positions, zeros, linestyle="none", marker="D", markersize=draft_size,
                          color=draft.colour, markeredgecolor=palette.HIGHLIGHT, label=draft.label)
     return bars, marks
+
+
+def set_stack(bars, accepted, resampled, target, draft) -> None:
+    """Set the marks (accepted bars, resampled bars, p bars, q marks) of an output law: resampled on accepted."""
+    for accepted_bar, resampled_bar, target_bar, low, high, top in zip(*bars[:3], accepted, resampled, target):
+        accepted_bar.set_height(low)
+        resampled_bar.set_y(low)
+        resampled_bar.set_height(high)
+        target_bar.set_height(top)
+    bars[3].set_ydata(draft)
 
 
 def slider_row(value, name: str, arguments) -> np.ndarray:
@@ -64,6 +74,7 @@ class DerivationFigure:
             self.accepted_bars = axes.bar(positions, zeros, **role_style("accepted"), **parts, label=accepted)
             self.resampled_bars = axes.bar(positions, zeros, **role_style("resampled"), **parts, label=resampled)
             self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
+            self.law_marks = self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks
             for bar in self.target_bars:
                 bar.set_zorder(2)
             axes.set_xticks(positions, list(labels))
@@ -83,13 +94,7 @@ class DerivationFigure:
 
     def update(self, law) -> None:
         """Show a `specdec.output_law.PositionLaw`."""
-        for accepted_bar, resampled_bar, target_bar, accepted, resampled, target in zip(
-                self.accepted_bars, self.resampled_bars, self.target_bars, law.accepted, law.resampled, law.target):
-            accepted_bar.set_height(accepted)
-            resampled_bar.set_y(accepted)
-            resampled_bar.set_height(resampled)
-            target_bar.set_height(target)
-        self.draft_marks.set_ydata(law.draft)
+        set_stack(self.law_marks, law.accepted, law.resampled, law.target, law.draft)
         top = nice_top(max(float(np.max(law.target)), float(np.max(law.draft))))
         if top != self._top:
             self.axes.set_ylim(0, top)
@@ -97,7 +102,6 @@ class DerivationFigure:
             self.fast.invalidate()
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the bars and markers."""
         with styled():
             return self.fast.png()
 
@@ -108,18 +112,15 @@ class DerivationExplorer(Explorer):
     Parameters
     ----------
     target, draft : array_like of shape (V,), optional
-        Starting p and q (2 ≤ V ≤ 8); by default row 0 of the worked example,
-        p = (0.5, 0.3, 0.2, 0) and q uniform.
+        Starting p and q (2 ≤ V ≤ 8); by default the worked example's row 0, p = (0.5, 0.3, 0.2, 0), q uniform.
 
     Attributes
     ----------
     controls : dict
-        ``"p0"`` … and ``"q0"`` …, one weight slider per token for each model (each row of
-        weights is normalised to sum to 1), and three buttons that set q: ``"q = p"`` (α = 1),
-        ``"q on one token"`` (all of q on the token to which the starting p gives the least weight
-        above 0, C for the worked example: only that token can then be accepted, and α is p of it) and
-        ``"q where p has none"`` (q spread over the tokens p gives no weight, so α = 0; disabled
-        while p gives weight to every token).
+        ``"p0"`` …, ``"q0"`` …: a weight slider per token and model (each row normalised to sum to 1);
+        buttons that set q: ``"q = p"`` (α = 1), ``"q on one token"`` (on the token the starting p gives
+        the least weight above 0, C in the worked example: α is p of it) and ``"q where p has none"``
+        (α = 0; disabled while p gives weight to every token).
     shown : dict
         ``law`` (a `specdec.output_law.PositionLaw`) and ``largest_gap`` (max |accepted + resampled − p|).
 
