@@ -20,7 +20,7 @@ from ..validation import Between, Count, OneOf, checked
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
-from .derivation import target_and_draft_marks
+from .derivation import set_stack, target_and_draft_marks
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
@@ -62,16 +62,6 @@ def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel:
     axes.set(xlabel="output token", ylabel="probability" if short else ylabel, ylim=(0, 1.75 if short else 1.35),
              xlim=(-0.6, len(labels) - 0.4))
     return (*parts, target, draft)
-
-
-def set_stack(bars, accepted, resampled, target, draft) -> None:
-    """Set the heights of a `law_panel`'s parts (p and q too): the resampled part sits on the accepted part."""
-    for accepted_bar, resampled_bar, target_bar, low, high, top in zip(*bars[:3], accepted, resampled, target):
-        accepted_bar.set_height(low)
-        resampled_bar.set_y(low)
-        resampled_bar.set_height(high)
-        target_bar.set_height(top)
-    bars[3].set_ydata(draft)
 
 
 class CandidatesFigure:
