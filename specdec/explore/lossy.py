@@ -17,7 +17,8 @@ from ..rows import token_labels
 from ..validation import Between, OneOf, checked
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
-from .candidates import law_panel, set_stack
+from .candidates import law_panel
+from .derivation import set_stack
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, styled)
 
