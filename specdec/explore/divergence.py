@@ -1,10 +1,8 @@
 """α against TV and KL(p‖q) for a seeded cloud of random pairs (notebook 06).
 
-Every pair of the cloud (`specdec.divergence.pair_cloud`) lies on α = 1 − TV; against KL(p‖q) the
-pairs lie on no curve, only above Pinsker's bound α ≥ 1 − √(KL/2). One pair is ringed and its
-numbers listed. The KL axis uses a square-root scale: it spreads out the many pairs with a small KL
-and makes Pinsker's bound a straight line; a pair past the axis is drawn at its right edge. What is
-simplified is said in `specdec.divergence`.
+Every pair of the cloud (`specdec.divergence.pair_cloud`) lies on α = 1 − TV; against KL(p‖q) on no
+curve, only above Pinsker's bound α ≥ 1 − √(KL/2). One pair is ringed. The KL axis has a square-root
+scale (it spreads the many small KLs and straightens Pinsker's bound); a pair past it sits at its edge.
 """
 
 from __future__ import annotations
@@ -74,7 +72,6 @@ class CloudFigure:
         self.kl_ring.set_data([shown_kl[highlighted]], [alpha[highlighted]])
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the points and rings."""
         with styled():
             return self.fast.png()
 
@@ -84,23 +81,18 @@ class DivergenceExplorer(Explorer):
 
     Parameters
     ----------
-    seed : int in 0 … 99
-        Seed of the cloud.
-    vocab : int in 2 … 64
-        Number of tokens V of every pair.
+    seed, vocab : int in 0 … 99, 2 … 64
+        Seed of the cloud, and the number of tokens V of every pair.
     pair : int in 0 … 199
         The pair whose numbers the readout lists and the figure rings.
 
     Attributes
     ----------
-    controls : dict
-        ``"seed"``, ``"vocab"``, ``"pair"``.
     shown : dict
-        ``cloud`` (a `specdec.divergence.PairCloud`); ``seed``, ``vocab``, ``pair``; ``alpha``, ``tv``
-        and ``kl`` of the highlighted pair; ``largest_gap`` (the largest |α − (1 − TV)| over the
-        cloud); ``beyond_axis`` (pairs with KL past the axis); ``kl_neighbours`` (pairs with a KL
-        within 10% of the highlighted one's) with their ``neighbour_alpha_range``; ``kl_band`` (a
-        `specdec.divergence.KLBand`: the readout says KL alone does not fix α only when it shows it).
+        ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the highlighted
+        pair, ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis),
+        ``kl_neighbours`` (pairs with a KL within 10% of its) and their ``neighbour_alpha_range``,
+        ``kl_band`` (a `KLBand`).
 
     Examples
     --------
@@ -114,13 +106,13 @@ class DivergenceExplorer(Explorer):
     @checked(seed=Count(0, SEED_SLIDER_MAX), vocab=Count(VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX),
              pair=Count(0, CLOUD_SIZE - 1))
     def __init__(self, seed=0, vocab=8, pair=0):
-        slider = dict(style=LABEL_STYLE)
         controls = {
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="cloud seed", **slider),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="cloud seed",
+                                      style=LABEL_STYLE),
             "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
-                                       description="tokens per distribution V", **slider),
+                                       description="tokens per distribution V", style=LABEL_STYLE),
             "pair": widgets.IntSlider(value=pair, min=0, max=CLOUD_SIZE - 1, description="highlighted pair",
-                                      **slider),
+                                      style=LABEL_STYLE),
         }
         self.cloud = functools.lru_cache(maxsize=1)(pair_cloud)  # moving the highlight alone keeps the cloud
         super().__init__(controls, [["seed", "vocab"], ["pair"]], CloudFigure())
@@ -139,8 +131,7 @@ class DivergenceExplorer(Explorer):
         }
 
     def describe(self, shown: dict) -> Readout:
-        cloud, beyond, band = shown["cloud"], shown["beyond_axis"], shown["kl_band"]
-        kl = shown["kl"]
+        cloud, beyond, band, kl = shown["cloud"], shown["beyond_axis"], shown["kl_band"], shown["kl"]
         return Readout([
             line(f"{len(cloud.alpha)} random pairs over V = {shown['vocab']} tokens, seed {shown['seed']}"),
             line(f"Largest |α − (1 − TV)| in the cloud: {shown['largest_gap']:.1e}: every pair lies on the line."),
