@@ -1,10 +1,9 @@
 """Adaptive γ on text (notebook 09): fixed γ, Hugging Face's heuristic schedule and an oracle, priced at c.
 
-The runs are those of a `specdec.variants.adaptive_gamma.ScheduleComparison`, made once; the controls
-only choose which run to look at and the cost ratio at which every run is priced, so nothing is
-generated again. Left: γ drafted at each of the first steps of the chosen run, and how many of its
-draft tokens were kept. Right: every run's speedup at c, one horizontal bar per run named on its own
-line, with the constant-α prediction `speedup(ᾱ, γ, c)` over the fixed lengths.
+The runs of a `specdec.variants.adaptive_gamma.ScheduleComparison` are made once; the controls choose
+the run shown and the cost ratio c every run is priced at. Left: γ drafted at each of the chosen
+run's first steps, and the draft tokens kept. Right: every run's speedup at c, with the constant-α
+prediction `speedup(ᾱ, γ, c)` over the fixed lengths.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from ..limits import COST_SLIDER_MAX
 from ..theory import optimal_gamma, speedup
 from ..validation import Count, InstanceOf, OrNone, checked
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
-from .frame import COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, \
-    new_figure, styled
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+                    new_figure, styled)
 
 #: How many verify steps the left panel draws.
 SCHEDULE_STEPS = 120
@@ -44,16 +43,8 @@ def schedule_runs(comparison) -> dict:
 class ScheduleFigure:
     """γ at each step of one schedule on text (left), and the speedup of every schedule at one c (right).
 
-    Parameters
-    ----------
-    names : list of str
-        One bar per schedule, top to bottom (fixed lengths first, then the adaptive ones).
-    steps : int
-        How many steps the left panel shows.
-    max_gamma : int
-        The top of the γ axis.
-    max_speedup : float
-        The end of the speedup axis (the largest speedup any run reaches at the largest c).
+    `names`: one bar per schedule, top to bottom (fixed lengths first); `steps`: how many steps the left
+    panel shows; `max_gamma` and `max_speedup`: the top of the γ axis and the end of the speedup axis.
 
     Examples
     --------
@@ -102,10 +93,8 @@ class ScheduleFigure:
                                              self.theory_marks, self.speed_title])
 
     def update(self, gammas, accepted, speedups, theory, chosen: int, title: str) -> None:
-        """One schedule's γ and kept draft tokens per step, and every schedule's speedup.
-
-        `theory` holds the constant-α prediction for the first len(theory) bars (the fixed lengths).
-        """
+        """One schedule's γ and kept draft tokens per step; every schedule's speedup, and the constant-α
+        prediction `theory` for the first len(theory) bars (the fixed lengths)."""
         shown = min(self.steps, len(gammas))
         gamma_values, kept = np.full(self.steps, np.nan), np.full(self.steps, np.nan)
         gamma_values[:shown], kept[:shown] = gammas[:shown], accepted[:shown]
@@ -119,7 +108,6 @@ class ScheduleFigure:
         self.speed_title.set_text(f"{self.names[chosen] if self.short else title}: {speedups[chosen]:.2f}×")
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the data."""
         with styled():
             return self.fast.png()
 
@@ -137,13 +125,11 @@ class SchedulesExplorer(Explorer):
 
     Attributes
     ----------
-    controls : dict
-        ``"c"`` and ``"schedule"`` (a key of `schedule_runs(comparison)`).
     shown : dict
-        ``c``, ``schedule``, ``speedups`` (every run, in menu order), ``speedup``, ``tokens_per_call``
-        and ``mean_gamma`` (of the chosen run), ``heuristic`` and ``oracle`` (their speedups),
-        ``best_fixed`` and ``best_fixed_speedup`` (the fixed γ measured fastest at c), ``alpha`` (the
-        average α) and ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma` at that α).
+        ``c``, ``schedule`` (a key of `schedule_runs(comparison)`), ``speedups`` (every run, in menu order),
+        the chosen run's ``speedup``, ``tokens_per_call``, ``mean_gamma`` and ``characters``, the
+        ``heuristic`` and ``oracle`` speedups, ``best_fixed`` and ``best_fixed_speedup`` (the fixed γ
+        fastest at c), ``alpha`` (the average α), ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma`).
 
     Examples
     --------
@@ -185,11 +171,11 @@ class SchedulesExplorer(Explorer):
         speedups = [self.runs[key].speedup(c) for key in names]
         best_fixed = max(self.fixed, key=lambda gamma: self.comparison.fixed[gamma].speedup(c))
         theory_gamma, theory_speedup = optimal_gamma(self.alpha, c)
+        chosen = names.index(name)
         self.picture.update(run.gammas, run.accepted, speedups, [speedup(self.alpha, gamma, c) for gamma in self.fixed],
-                            names.index(name), name)
-        return {"c": c, "schedule": name, "speedups": speedups, "speedup": speedups[names.index(name)],
-                "tokens_per_call": run.tokens_per_target_call, "mean_gamma": run.mean_gamma,
-                "characters": len(run.text),
+                            chosen, name)
+        return {"c": c, "schedule": name, "speedups": speedups, "speedup": speedups[chosen],
+                "tokens_per_call": run.tokens_per_target_call, "mean_gamma": run.mean_gamma, "characters": len(run.text),
                 "best_fixed": best_fixed, "best_fixed_speedup": self.comparison.fixed[best_fixed].speedup(c),
                 "theory_gamma": theory_gamma, "theory_speedup": theory_speedup, "alpha": self.alpha,
                 "heuristic": self.runs[HEURISTIC].speedup(c), "oracle": self.runs["oracle"].speedup(c)}
