@@ -1,16 +1,13 @@
 """α and temperature, down to greedy decoding at T = 0 (notebook 06).
 
-Seeded target and draft logits (`specdec.temperature.related_logits`) become p and q at two
-temperatures (`specdec.temperature.softmax`). Left: p and q, a triangle over each model's greedy
-pick. Right: α as the draft's temperature alone changes and as both share one temperature
-(`specdec.temperature.alpha_over_temperatures`); at T = 0 both models are greedy and α is 0 or 1.
-What is simplified is said in `specdec.temperature`: the logits are Gaussian, not a language model's.
+Seeded logits (`specdec.temperature`: Gaussian, not a language model's) become p and q at two
+temperatures. Left: p and q, a triangle over each model's greedy pick. Right: α as the draft's
+temperature alone changes and as both share one; at T = 0 both models are greedy and α is 0 or 1.
 """
 
 from __future__ import annotations
 
 import functools
-import numbers
 
 import ipywidgets as widgets
 import numpy as np
@@ -21,7 +18,7 @@ from ..rows import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from ..limits import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX
-from ..validation import Count, checked
+from ..validation import Between, Count, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
@@ -34,12 +31,7 @@ TEMPERATURE_GRID = np.round(np.arange(0.0, TEMPERATURE_SLIDER_MAX + TEMPERATURE_
 class TemperatureFigure:
     """p and q after temperature (left); α against the draft temperature and a shared one (right).
 
-    Parameters
-    ----------
-    labels : list of str
-        One name per token.
-    temperatures : array_like
-        The temperatures, from 0 up, of the two α curves.
+    `labels`: one name per token; `temperatures`: from 0 up, those of the two α curves.
 
     Examples
     --------
@@ -96,9 +88,8 @@ class TemperatureFigure:
     def update(self, target, draft, picks, draft_temperature: float, alpha: float,
                alpha_over_draft_temperature, alpha_over_shared_temperature) -> None:
         """Show p and q with their greedy `picks` (target's, draft's), the two α curves and the current point."""
-        for bars, heights in ((self.target_bars, target), (self.draft_bars, draft)):
-            for bar, height in zip(bars, heights):
-                bar.set_height(height)
+        for bar, height in zip([*self.target_bars, *self.draft_bars], [*target, *draft]):
+            bar.set_height(height)
         target_pick, draft_pick = picks
         self.target_pick.set_data([target_pick - 0.2], [target[target_pick] + 0.06])
         self.draft_pick.set_data([draft_pick + 0.2], [draft[draft_pick] + 0.06])
@@ -108,21 +99,8 @@ class TemperatureFigure:
         self.greedy_marker.set_data([0.0], [alpha_over_shared_temperature[0]])
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the bars, curves and markers."""
         with styled():
             return self.fast.png()
-
-
-def slider_range(maximum: float, unit: str = ""):
-    """The constraint of a value a float slider offers: a real number in 0 … `maximum`, as a float."""
-    def constraint(value, name: str, _arguments) -> float:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a number in 0 … {maximum:g}{unit}, got {value!r} of type "
-                            f"{type(value).__name__}")
-        if not 0.0 <= value <= maximum:
-            raise ValueError(f"{name} must be in 0 … {maximum:g}{unit} (the slider's range), got {value!r}")
-        return float(value)
-    return constraint
 
 
 @functools.lru_cache(maxsize=1)  # the temperature sliders alone keep the logits
@@ -148,13 +126,12 @@ class TemperatureExplorer(Explorer):
     Attributes
     ----------
     controls : dict
-        ``"target_temperature"``, ``"draft_temperature"``, ``"seed"`` and the buttons ``"greedy"``
-        (both T = 0) and ``"plain"`` (both T = 1).
+        The parameters' sliders and the buttons ``"greedy"`` (both T = 0) and ``"plain"`` (both T = 1).
     shown : dict
-        ``target`` and ``draft`` (the distributions), ``alpha``, ``tv``, ``target_pick`` and
-        ``draft_pick`` (the argmax tokens), ``greedy_alpha`` (α with both temperatures 0), and the
-        curves ``temperatures``, ``alpha_over_draft_temperature`` (drawn only over the draft temperatures
-        tried so far, `tried`), ``alpha_over_shared_temperature``.
+        The temperatures and seed, ``target``, ``draft``, ``alpha``, ``tv``, ``target_pick`` and ``draft_pick``
+        (argmax tokens), ``greedy_alpha`` (both T = 0), and the curves ``temperatures``,
+        ``alpha_over_draft_temperature`` (drawn over the draft temperatures `tried` only) and
+        ``alpha_over_shared_temperature``.
 
     Examples
     --------
@@ -166,8 +143,8 @@ class TemperatureExplorer(Explorer):
 
     title = "α and temperature"
 
-    @checked(target_temperature=slider_range(TEMPERATURE_SLIDER_MAX),
-             draft_temperature=slider_range(TEMPERATURE_SLIDER_MAX), seed=Count(0, SEED_SLIDER_MAX))
+    @checked(target_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX),
+             draft_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, target_temperature=1.0, draft_temperature=1.0, seed=1):
         slider = dict(min=0.0, max=TEMPERATURE_SLIDER_MAX, step=TEMPERATURE_STEP, readout_format=".2f",
                       style=LABEL_STYLE)
