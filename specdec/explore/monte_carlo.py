@@ -1,14 +1,10 @@
 """Up to a million sampled verify steps against the exact law (notebook 03).
 
-The explorer samples steps with `specdec.sampling.sample_steps` (or a broken rule's vectorised
-sampler, `specdec.broken_rules`) and compares them with the exact law: the tokens at one output
-position against pᵢ, the tokens per step against their law, and the largest deviation from pᵢ
-against n. The correct rule passes at every n; a broken rule fails once n is large enough, and its
-deviation curve stops following the chance guide and levels off at the bias.
-
-What is simplified: each (rule, seed) pair is one run (`specdec.sampled_runs`), sampled in blocks of
-100,000 steps as the n slider asks for more; the slider looks at its first n steps. Growing n adds
-samples to the same run, as a longer experiment would; moving the slider back costs no sampling.
+Steps sampled with the correct rule or a broken one (`specdec.broken_rules`) against the exact law:
+the tokens at one output position against pᵢ, the tokens per step against their law, and the largest
+deviation from pᵢ against n. The correct rule passes at every n; a broken rule fails once n is large
+enough, its deviation levelling off at the bias. Each (rule, seed) is one run (`specdec.sampled_runs`)
+sampled in blocks as n grows, as a longer experiment would; the slider looks at its first n steps.
 """
 
 from __future__ import annotations
@@ -75,12 +71,7 @@ class ShownRows(StepRows):
 class MonteCarloFigure:
     """Sampled output tokens at one position, tokens per step, and the largest deviation against n.
 
-    Parameters
-    ----------
-    labels : list of str
-        One name per token.
-    gamma : int
-        The draft length; the count panel shows 0 … γ+1 tokens per step.
+    `labels`: one name per token; `gamma`: the draft length (the count panel shows 0 … γ+1 tokens).
 
     Examples
     --------
@@ -95,9 +86,7 @@ class MonteCarloFigure:
     def __init__(self, labels, gamma: int):
         tokens, counts = np.arange(len(labels)), np.arange(gamma + 2)
         self.compact = compact()  # presentation mode: short labels, one legend beside the panels
-
-        def short(compact_text, text):
-            return compact_text if self.compact else text
+        short = self._short
 
         sampled = dict(width=0.6, color=palette.NEUTRAL, hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
                        label=short("sampled", "sampled frequency"))
@@ -105,9 +94,8 @@ class MonteCarloFigure:
             self.figure = new_figure(10.0, 6.6, compact_size=COMPACT_FIGURE_INCHES)
             grid = self.figure.subplot_mosaic([["tokens", "counts"], ["deviation", "deviation"]],
                                               width_ratios=[max(2, len(labels)), gamma + 2])
-            self.token_axes, self.count_axes, self.deviation_axes = (grid[name] for name in
-                                                                     ("tokens", "counts", "deviation"))
-            token_axes, count_axes, deviation_axes = self.token_axes, self.count_axes, self.deviation_axes
+            self.token_axes, self.count_axes, self.deviation_axes = token_axes, count_axes, deviation_axes = (
+                grid["tokens"], grid["counts"], grid["deviation"])
             self.sampled_bars = token_axes.bar(tokens, np.zeros(len(labels)), **sampled)
             self.target_bars, self.draft_marks = target_and_draft_marks(token_axes, tokens, draft_size=8)
             token_axes.set_xticks(tokens, list(labels))
@@ -152,13 +140,13 @@ class MonteCarloFigure:
             *self.count_bars, *self.count_law_bars, self.deviation_line, self.guide_line, self.n_marker,
             self.deviation_title])
 
+    def _short(self, compact_text: str, text: str) -> str:
+        return compact_text if self.compact else text
+
     def update(self, position: int, frequencies, target, draft, count_frequencies, count_law,
                sizes, deviations, guide, n: int, verdicts) -> None:
-        """Show position `position`: its sampled frequencies against p (and q; None at the bonus position).
-
-        `verdicts` are short texts written on the token and count panels, in green when they start
-        with "passes" and in vermillion otherwise.
-        """
+        """Position `position`'s sampled frequencies against p and q (None at the bonus position); the
+        `verdicts` on the token and count panels, green when they start with "passes", else vermillion."""
         for bars, heights in ((self.sampled_bars, frequencies), (self.target_bars, target),
                               (self.count_bars, count_frequencies), (self.count_law_bars, count_law)):
             for bar, height in zip(bars, heights):
@@ -169,15 +157,14 @@ class MonteCarloFigure:
         for text, words in zip(self.verdict_texts, verdicts):
             text.set_text(words.replace("χ² p-value", "p") if self.compact else words)
             text.set_color(palette.ACCEPTED if words.startswith("passes") else palette.RESAMPLED)
-        self.token_title.set_text(f"Position {position}" if self.compact else f"Output tokens at position {position}")
+        self.token_title.set_text(self._short(f"Position {position}", f"Output tokens at position {position}"))
         self.deviation_line.set_data(sizes, np.maximum(deviations, DEVIATION_AXIS[0]))
         self.guide_line.set_data(sizes, guide)
         self.n_marker.set_xdata([n, n])
-        self.deviation_title.set_text("Largest deviation from p" if self.compact else
-                                      f"Position {position}: the largest deviation from p as n grows")
+        self.deviation_title.set_text(self._short("Largest deviation from p",
+                                                  f"Position {position}: the largest deviation from p as n grows"))
 
     def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only what changes."""
         with styled():
             return self.fast.png()
 
@@ -198,13 +185,12 @@ class MonteCarloExplorer(Explorer):
     Attributes
     ----------
     controls : dict
-        ``"rule"`` (dropdown), ``"n"`` (log slider), ``"position"``, ``"seed"``. Choosing a rule
-        moves ``position`` to where that rule's bias shows most (the smallest p-value).
+        ``"rule"``, ``"n"`` (log slider), ``"position"``, ``"seed"``. Choosing a rule moves
+        ``position`` to where its bias shows most (the smallest p-value).
     shown : dict
-        ``rule``, ``n``, ``position``, ``seed``, ``position_fits`` (a
-        `specdec.goodness_of_fit.FitResult` per position), ``count_fit``, ``passed`` (all of them
-        pass), ``frequencies`` (of the shown position), ``count_frequencies``, and ``sizes`` and
-        ``deviations`` (the deviation curve).
+        The control values, ``position_fits`` (a `FitResult` per position), ``count_fit``, ``passed``
+        (all pass), ``frequencies`` (at the position shown), ``count_frequencies``, and the deviation
+        curve ``sizes`` and ``deviations``.
 
     Examples
     --------
@@ -266,12 +252,10 @@ class MonteCarloExplorer(Explorer):
         count_fit, count_frequencies = run.count_fit(steps, self.count_law)
         sizes, deviations = run.deviation_curve(position, steps)
         frequencies = run.frequencies(steps, position)
+        guide = GUIDE_DEVIATIONS * deviation_guide(self.target[position], self.reach[position], sizes)
         self.picture.update(position, frequencies, self.target[position],
-                            self.draft[position] if position < self.gamma else None, count_frequencies,
-                            self.count_law, sizes, deviations,
-                            GUIDE_DEVIATIONS * deviation_guide(self.target[position], self.reach[position], sizes),
-                            steps,
-                            (verdict(fits[position]), verdict(count_fit)))
+                            self.draft[position] if position < self.gamma else None, count_frequencies, self.count_law,
+                            sizes, deviations, guide, steps, (verdict(fits[position]), verdict(count_fit)))
         return {"rule": rule, "n": steps, "position": position, "seed": seed, "position_fits": fits,
                 "count_fit": count_fit, "passed": count_fit.passed and all(fit.passed for fit in fits),
                 "frequencies": frequencies, "count_frequencies": count_frequencies,
