@@ -39,11 +39,11 @@ TEMPERATURE_RANGE = (0.0, 1.5)
 FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32
 #: Longest prompt accepted: the target's context is 128 characters and 64 are generated.
 MAX_PROMPT = 64
-#: The frontier's marker for each drafter (with its colour, shape is the second cue).
+#: The frontier's marker for each drafter. A drafter is no role of `specdec.palette.ROLES` (not
+#: "draft q", "accepted", ...): the markers are neutral grey with a black edge and differ by shape
+#: (the distilled draft, a variant of the draft model, is the hollow square).
 MARKERS = {"draft model": "o", "distilled draft": "s", "layer skip": "^", "Medusa": "D", "EAGLE": "P",
            "prompt lookup": "X"}
-COLOURS = {"draft model": palette.DRAFT, "distilled draft": palette.DRAFT, "layer skip": palette.TARGET,
-           "Medusa": palette.BONUS, "EAGLE": palette.ACCEPTED, "prompt lookup": palette.NEUTRAL}
 #: How each origin is written, so that colour is not the only cue.
 ORIGIN_STYLES = {"accepted": "", "resampled": "font-weight:bold;text-decoration:underline wavy",
                  "bonus": "font-weight:bold;text-decoration:underline double"}
@@ -109,9 +109,9 @@ class DraftersFigure:
             for name in DRAFTERS:
                 (self.points[name],) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none",
                                                                marker=MARKERS[name], markersize=9,
-                                                               color=COLOURS[name], label=name,
+                                                               color=palette.HIGHLIGHT, label=name,
                                                                markerfacecolor="white" if name == "distilled draft"
-                                                               else COLOURS[name])
+                                                               else palette.NEUTRAL)
             (self.run_point,) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none", marker="o",
                                                         markersize=16, markerfacecolor="none",
                                                         markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2,

@@ -156,7 +156,8 @@ class LossyExplorer(Explorer):
         }
         super().__init__(controls, [["rule", "alpha"], ["draft", "lenience"], ["epsilon", "delta"]],
                          LossyFigure(token_labels(LOSSY_TARGET.size), len(LENIENCE_SWEEP)),
-                         compact_rows=([["rule"], ["epsilon"], ["lenience"]], [["alpha"], ["draft"], ["delta"]]))
+                         # compact: the rule, the draft and λ above the key lines (inside a 480 px window)
+                         compact_rows=([["rule"], ["draft"], ["lenience"]], [["alpha"], ["epsilon"], ["delta"]]))
 
     def compute(self) -> dict:
         values = {name: self.value(name) for name in ("rule", "alpha", "draft", "lenience", "epsilon", "delta")}

@@ -163,7 +163,11 @@ class TemperatureExplorer(Explorer):
         # answer notebook 06's Predict (where α peaks as T_q moves) before the learner moves T_q.
         self.tried = (draft_temperature, draft_temperature)
         super().__init__(controls, [["target_temperature", "draft_temperature"], ["seed", "greedy", "plain"]],
-                         TemperatureFigure(self.labels, TEMPERATURE_GRID))
+                         TemperatureFigure(self.labels, TEMPERATURE_GRID),
+                         # compact: the buttons and the draft temperature (what notebook 06 asks to move) above
+                         # the key lines, so that they stay inside a 480 px window
+                         compact_rows=([["greedy", "plain"], ["draft_temperature"]],
+                                       [["target_temperature"], ["seed"]]))
         self.on_click("greedy", lambda: self.set_both(0.0))
         self.on_click("plain", lambda: self.set_both(1.0))
 

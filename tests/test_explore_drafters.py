@@ -1,0 +1,57 @@
+"""The drafters explorer of notebook 10, driven headless, and the moves the browser suite makes on it."""
+
+import numpy as np
+import pytest
+
+from specdec.explore.drafters import LENGTH, MAX_PROMPT, DraftersExplorer
+
+from .browser.explorer_moves import ExplorerCheck, Move
+
+
+def _run_readout(values: dict) -> list[str]:
+    """The τ and acceptance lines of the readout, recomputed with specdec from the control values shown.
+
+    The explorer's recipe: the committed target, the chosen drafter at the shown γ or tree, `LENGTH`
+    characters after the prompt, at the shown temperature, a generator seeded with the shown seed.
+    """
+    from specdec.neural import load_target, speculative_generate
+    from specdec.neural.measure import build_drafter
+
+    name = values["drafter"]
+    gamma, width, depth = (int(values[label]) for label in ("γ (chains)", "tree width (Medusa)",
+                                                            "tree depth (Medusa)"))
+    target = load_target()
+    run = speculative_generate(target, build_drafter(name, target, gamma, width, depth),
+                               values["prompt"][:MAX_PROMPT] or " ", LENGTH, float(values["temperature"]),
+                               np.random.default_rng(int(values["seed"])))
+    rates = run.acceptance_by_position(depth if name == "Medusa" else gamma)
+    return [f"τ = {run.tau:.2f} characters per target pass ({len(run.text)} characters in {run.target_passes} passes",
+            "acceptance by position: " + ", ".join("–" if np.isnan(r) else f"{r:.2f}" for r in rates)]
+
+
+BROWSER_CHECK = ExplorerCheck("DraftersExplorer", (
+    Move("drafter", "choose:prompt lookup", _run_readout),
+    Move("drafter", "choose:Medusa", _run_readout),
+))
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return DraftersExplorer()
+
+
+def _shown_values(explorer):
+    return {control.description: (str(control.value)) for control in explorer.controls.values()}
+
+
+@pytest.mark.parametrize("drafter", ["prompt lookup", "Medusa", "draft model"])
+def test_the_browser_moves_expect_what_the_explorer_shows(explorer, drafter):
+    explorer.controls["drafter"].value = drafter
+    plain = "\n".join(explorer.shown["readout"].plain())
+    for expected in _run_readout(_shown_values(explorer)):
+        assert expected in plain
+
+
+def test_the_frontier_legend_names_every_drafter_and_this_run(explorer):
+    labels = [text.get_text() for text in explorer.picture.frontier_axes.get_legend().get_texts()]
+    assert labels == [*explorer.controls["drafter"].options, "this run"]
