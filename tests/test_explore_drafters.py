@@ -8,6 +8,18 @@ from specdec.explore.drafters import LENGTH, MAX_PROMPT, DraftersExplorer
 from .browser.explorer_moves import ExplorerCheck, Move
 
 
+def prompt_options() -> list[str]:
+    """The prompts the explorer offers (checked against its menu below)."""
+    from specdec.neural.measure import REPEATING_PROMPTS, held_out_prompts
+
+    return [*REPEATING_PROMPTS[:2], *held_out_prompts(3)]
+
+
+def _prompt(shown: str) -> str:
+    """The prompt behind the text a page shows: a one-line input drops the line breaks of an offered prompt."""
+    return next((prompt for prompt in prompt_options() if prompt.replace("\n", "") == shown), shown)
+
+
 def _run_readout(values: dict) -> list[str]:
     """The τ and acceptance lines of the readout, recomputed with specdec from the control values shown.
 
@@ -22,7 +34,7 @@ def _run_readout(values: dict) -> list[str]:
                                                             "tree depth (Medusa)"))
     target = load_target()
     run = speculative_generate(target, build_drafter(name, target, gamma, width, depth),
-                               values["prompt"][:MAX_PROMPT] or " ", LENGTH, float(values["temperature"]),
+                               _prompt(values["prompt"])[:MAX_PROMPT] or " ", LENGTH, float(values["temperature"]),
                                np.random.default_rng(int(values["seed"])))
     rates = run.acceptance_by_position(depth if name == "Medusa" else gamma)
     return [f"τ = {run.tau:.2f} characters per target pass ({len(run.text)} characters in {run.target_passes} passes",
@@ -55,3 +67,9 @@ def test_the_browser_moves_expect_what_the_explorer_shows(explorer, drafter):
 def test_the_frontier_legend_names_every_drafter_and_this_run(explorer):
     labels = [text.get_text() for text in explorer.picture.frontier_axes.get_legend().get_texts()]
     assert labels == [*explorer.controls["drafter"].options, "this run"]
+
+
+def test_the_prompt_menu_is_the_one_the_moves_expect(explorer):
+    assert list(explorer.controls["prompt"].options) == prompt_options()
+    flattened = prompt_options()[0].replace("\n", "")
+    assert flattened != prompt_options()[0] and _prompt(flattened) == prompt_options()[0]
