@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from .browser.committed_view import explorer_notebook
-from .browser.jupyter_driver import CHROMIUM, CHROMIUM_ARGS
+from .browser.jupyter_driver import CHROMIUM
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = Path(os.environ.get("SPECDEC_STATIC_VIEW_NOTEBOOKS") or REPO / "notebooks")
@@ -117,24 +117,6 @@ def require_chromium():
         unavailable(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, headless, driven by pip's Playwright."""
-    require_chromium()
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        except PlaywrightError as error:
-            unavailable(f"Chromium at {CHROMIUM} did not start: {error.message.splitlines()[0]}")
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
 _OUTPUT_SHOWN = """(cellId) => {
     const cell = document.getElementById('cell-id=' + cellId);
     if (!cell) { return null; }
@@ -174,7 +156,8 @@ def test_the_html_check_tells_a_bare_picture_from_a_full_view():
 
 
 @pytest.mark.parametrize("path", WITH_EXPLORERS, ids=lambda path: path.name)
-def test_html_export_shows_each_explorer_offline(browser, tmp_path, path):
+def test_html_export_shows_each_explorer_offline(chromium, tmp_path, path):
+    browser = chromium
     import nbconvert
 
     body, _ = nbconvert.HTMLExporter().from_filename(str(path))

@@ -1,4 +1,4 @@
-"""Fixtures of the browser suite: one Chromium, one JupyterLab and one Notebook 7 for the whole session.
+"""Fixtures of the browser suite: one JupyterLab and one Notebook 7 for the whole session (Chromium: tests/conftest.py).
 
 The servers are started lazily, the first time a test asks for them, each on a temporary copy of
 notebooks/, and always stopped at the end of the session, whatever the tests did. When the browser
@@ -7,41 +7,12 @@ cannot run here, the suite is skipped with the reason, except under CI=true, whe
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from .jupyter_driver import CHROMIUM, CHROMIUM_ARGS, Frontend, JupyterServer, copy_notebooks
+from .jupyter_driver import Frontend, JupyterServer, copy_notebooks
 from .series import NOTEBOOKS, SCREENSHOTS
-
-
-def browser_unavailable(reason: str):
-    """Skip the browser tests, or fail them under CI, where a missing browser is a broken setup."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}; CI=true requires the browser suite to run", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's Chromium, headless, driven by pip's Playwright."""
-    try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-    except ImportError as error:
-        browser_unavailable(f"playwright is not importable: {error}")
-    if not CHROMIUM.exists():
-        browser_unavailable(f"no Chromium at {CHROMIUM}: install Debian's (apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        except PlaywrightError as error:
-            browser_unavailable(f"Chromium at {CHROMIUM} did not start: {error.message.splitlines()[0]}")
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture(scope="session")
