@@ -86,7 +86,10 @@ def compared(cell) -> list:
         return []
     parts = []
     for output in cell.outputs:
-        if output.output_type == "stream":
+        if output.output_type == "stream" and parts and parts[-1][0] == output.name:
+            # A kernel may split one print into several stream chunks; nbval compares the joined text.
+            parts[-1] = (output.name, parts[-1][1] + sanitize(output.text))
+        elif output.output_type == "stream":
             parts.append((output.name, sanitize(output.text)))
         elif output.output_type == "error":
             parts.append(("error", output.ename, output.evalue))
