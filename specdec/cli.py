@@ -12,7 +12,7 @@ from . import rows as example_rows
 from . import validation
 from .core import expected_tokens
 from .narrate import narrate_trace
-from .limits import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB
+from .validation import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB
 from .theory import optimal_gamma, speedup
 
 

@@ -18,8 +18,7 @@ import string
 import numpy as np
 
 from .core import StepTrace, sample_draft, trace_step
-from .limits import MAX_GAMMA, MAX_VOCAB
-from .validation import Count, Generator, PositiveNumber, Probability, checked
+from .validation import MAX_GAMMA, MAX_VOCAB, Count, Generator, PositiveNumber, Probability, checked
 
 #: The worked example of the contract: (target_probs, draft_probs, draft_tokens).
 SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))

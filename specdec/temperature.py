@@ -26,8 +26,7 @@ import numpy as np
 
 from . import validation
 from .core import acceptance_rate
-from .limits import MAX_VOCAB
-from .validation import Constraint, Count, Generator, OrNone, PositiveNumber, checked
+from .validation import MAX_VOCAB, Constraint, Count, Generator, OrNone, PositiveNumber, checked
 
 
 class Temperature(Constraint):
@@ -126,7 +125,7 @@ def related_logits(vocab, rng, draft_noise=1.0, spread=2.0) -> tuple[np.ndarray,
     Parameters
     ----------
     vocab : int in 2 … 1,000,000
-        Number of tokens V (at most `specdec.limits.MAX_VOCAB`).
+        Number of tokens V (at most `specdec.validation.MAX_VOCAB`).
     rng : numpy.random.Generator
         Source of the draws: V normal target logits, then V normal noise terms.
     draft_noise : float >= 0

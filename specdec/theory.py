@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from .core import expected_tokens
-from .limits import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA
-from .validation import CostRatio, Count, Distribution, Probability, Rates, StepRows, checked
+from .validation import (DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, CostRatio, Count, Distribution, Probability, Rates,
+                         StepRows, checked)
 
 
 @checked(alpha=Probability(), gamma=Count(), c=CostRatio())

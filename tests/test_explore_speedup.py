@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import specdec
 from specdec.explore.speedup import (CURVE_STYLES, SpeedupExplorer, best_draft_length_against_alpha,
                                      speedup_against_draft_length)
-from specdec.limits import DEFAULT_MAX_GAMMA
+from specdec.validation import DEFAULT_MAX_GAMMA
 from specdec.theory import speedup
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions

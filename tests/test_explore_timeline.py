@@ -12,7 +12,7 @@ from specdec import hardware, palette
 from specdec.explore import TimelineExplorer, presentation
 from specdec.explore.figure_kit import COMPACT_FIGURE_INCHES, DPI, png_bytes
 from specdec.explore.timeline import PLAIN_ROW, SPECULATIVE_ROW, TIMELINE_TOKENS, TOKEN_ROW, TimelineFigure, ms
-from specdec.limits import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
+from specdec.validation import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
 
 from .explorer_driving import assert_picture_is_a_full_render, pixels, slider_positions
 

@@ -29,9 +29,10 @@ from torch import nn
 
 
 class Block(nn.Module):
-    def __init__(self, width: int, heads: int, hidden: int | None = None):
+    def __init__(self, width: int, heads: int, hidden: int | None = None, dropout: float = 0.0):
         super().__init__()
         self.heads = heads
+        self.dropout = dropout  # training only: on each branch's output before it joins the residual
         self.ln1 = nn.LayerNorm(width)
         self.qkv = nn.Linear(width, 3 * width, bias=False)
         self.proj = nn.Linear(width, width, bias=False)
@@ -45,19 +46,23 @@ class Block(nn.Module):
         shape = (batch, length, self.heads, width // self.heads)
         q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
         attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.proj(attended.transpose(1, 2).reshape(batch, length, width))
-        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+        x = x + F.dropout(self.proj(attended.transpose(1, 2).reshape(batch, length, width)), self.dropout,
+                          self.training)
+        return x + F.dropout(self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh")), self.dropout, self.training)
 
 
 class CharTransformer(nn.Module):
-    def __init__(self, vocab: int, width: int, layers: int, heads: int, context: int, shifts: int = 0):
+    def __init__(self, vocab: int, width: int, layers: int, heads: int, context: int, shifts: int = 0,
+                 dropout: float = 0.0):
         super().__init__()
+        # `dropout` acts in training only (module.train()); it is not part of the exported config.
         self.config = dict(vocab=vocab, width=width, layers=layers, heads=heads, context=context, shifts=shifts)
+        self.dropout = dropout
         self.embed = nn.Embedding(vocab, width)
         self.position = nn.Embedding(context, width)
         # Embeddings of the 1st, 2nd, … previous character (row `vocab`: before the text starts).
         self.shift = nn.ModuleList(nn.Embedding(vocab + 1, width) for _ in range(shifts))
-        self.blocks = nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.blocks = nn.ModuleList(Block(width, heads, dropout=dropout) for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
         for name, parameter in self.named_parameters():
             if name.endswith(("qkv.weight", "fc.weight")) or name.startswith(("embed", "position", "shift")):
@@ -77,7 +82,7 @@ class CharTransformer(nn.Module):
         x = self.embed(ids) + self.position(torch.arange(ids.shape[1], device=ids.device))
         for k, table in enumerate(self.shift, start=1):
             x = x + table(F.pad(ids, (k, 0), value=self.config["vocab"])[:, :-k])
-        return x
+        return F.dropout(x, self.dropout, self.training)
 
     def head(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.ln_f(hidden) @ self.embed.weight.T

@@ -12,9 +12,8 @@ import numpy as np
 
 from .. import palette
 from ..core import expected_tokens
-from ..limits import SEED_SLIDER_MAX
+from ..validation import SEED_SLIDER_MAX, Count, Probability, checked
 from ..serving.batch import batch_run
-from ..validation import Count, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
                     panel_axes, role_patch, role_style, styled)
 

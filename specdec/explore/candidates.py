@@ -13,10 +13,9 @@ import numpy as np
 
 from .. import palette
 from ..goodness_of_fit import format_p_value, goodness_of_fit
-from ..limits import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX
+from ..validation import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX, Between, Count, OneOf, checked
 from ..rows import token_labels
 from ..theory import tv_distance
-from ..validation import Between, Count, OneOf, checked
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target

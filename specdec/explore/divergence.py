@@ -14,8 +14,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator
 
 from .. import palette
-from ..limits import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN
-from ..validation import Count, checked
+from ..validation import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, checked
 from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
                     panel_axes, styled)

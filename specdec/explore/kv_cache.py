@@ -14,10 +14,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import palette
-from ..limits import SEED_SLIDER_MAX
+from ..validation import SEED_SLIDER_MAX, Count, OneOf, checked
 from ..neural import greedy_text, load_draft, load_target
 from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
-from ..validation import Count, OneOf, checked
 from .frame import LABEL_STYLE, compact, Explorer, FastRedraw, Readout, bold, line, new_figure, role_patch, role_style, styled
 
 #: The prompt and the characters each run generates.

@@ -18,8 +18,7 @@ from ..goodness_of_fit import format_p_value
 from ..output_law import reach_probabilities, token_count_law
 from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
-from ..limits import SEED_SLIDER_MAX, STEPS_SLIDER_MIN
-from ..validation import Count, OneOf, StepRows, checked
+from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
                     styled)

@@ -13,9 +13,8 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import palette
-from ..limits import COST_SLIDER_MAX
+from ..validation import COST_SLIDER_MAX, Count, InstanceOf, OrNone, checked
 from ..theory import optimal_gamma, speedup
-from ..validation import Count, InstanceOf, OrNone, checked
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, styled)

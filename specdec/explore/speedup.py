@@ -18,10 +18,9 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .. import palette
 from ..core import expected_tokens
-from ..limits import DEFAULT_MAX_GAMMA
+from ..validation import DEFAULT_MAX_GAMMA, Count, Probability, checked
 from ..theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
                       speedup_table, token_count_distribution)
-from ..validation import Count, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, role_patch, role_style, styled)
 

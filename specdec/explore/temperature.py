@@ -17,8 +17,7 @@ from ..core import acceptance_rate
 from ..rows import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
-from ..limits import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX
-from ..validation import Between, Count, checked
+from ..validation import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX, Between, Count, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 

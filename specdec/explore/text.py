@@ -18,7 +18,7 @@ from matplotlib.patches import Patch
 
 from .. import palette
 from ..core import expected_tokens
-from ..limits import COST_SLIDER_MAX
+from ..validation import COST_SLIDER_MAX, Between, Count, InstanceOf, checked
 from ..palette import ORIGIN_COLOURS
 from ..text import corpus as corpus_module
 from ..text.agreement import mean_acceptance_rate, sample_contexts
@@ -26,7 +26,6 @@ from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..text.repeated_runs import runs_over_seeds
 from ..theory import speedup
-from ..validation import Between, Count, InstanceOf, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
                     panel_axes, role_patch, role_style, styled)
 

@@ -16,8 +16,8 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import hardware, palette
-from ..limits import PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
-from ..validation import Between, Count, OneOf, Probability, checked
+from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
+                          Probability, checked)
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, role_patch, role_style, styled)
 

@@ -24,11 +24,11 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 from matplotlib.transforms import offset_copy
 
 from .. import palette
-from ..limits import GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN
+from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
+                          Probability, checked)
 from ..narrate import draw_total, frame_at, narrate_trace, subscript
 from ..rows import seeded_step, token_labels
 from ..theory import acceptance_rates, expected_tokens_for_rates
-from ..validation import Count, OneOf, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, nice_top, role_patch, role_style, styled)
 

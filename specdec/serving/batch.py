@@ -27,8 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import expected_tokens
-from ..limits import MAX_GAMMA
-from ..validation import Constraint, Count, Generator, Probability, checked
+from ..validation import MAX_GAMMA, Constraint, Count, Generator, Probability, checked
 
 #: The largest batch the simulations accept.
 MAX_SIMULATED_BATCH = 4096

@@ -42,8 +42,7 @@ import numpy as np
 
 from ..core import expected_tokens
 from ..hardware import BATCH_SIZES, DEFAULT_CONTEXT, pass_times
-from ..limits import MAX_GAMMA
-from ..validation import Count, Probability, checked
+from ..validation import MAX_GAMMA, Count, Probability, checked
 
 #: The short and the long context the lesson compares (tokens of KV cache per sequence).
 SHORT_CONTEXT = 1024

@@ -33,8 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import expected_tokens
-from ..limits import MAX_GAMMA
-from ..validation import Constraint, Count, Integers, Probability, checked
+from ..validation import MAX_GAMMA, Constraint, Count, Integers, Probability, checked
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,8 @@ import numpy as np
 
 from .. import validation
 from ..core import sample_draft, trace_step
-from ..limits import MAX_GAMMA
+from ..validation import MAX_GAMMA, Constraint, CostRatio, Count, Generator, InstanceOf, checked
 from ..theory import acceptance_rates
-from ..validation import Constraint, CostRatio, Count, Generator, InstanceOf, checked
 
 #: One letter per origin, for printing a generation as two aligned lines of plain text.
 ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"}
@@ -309,7 +308,7 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
     n_tokens : int in 0 … `MAX_TOKENS` (100,000)
         Characters to generate. Characters the last step produces beyond it are cut (see
         `Generation.discarded`).
-    gamma : int in 0 … 64 (`specdec.limits.MAX_GAMMA`)
+    gamma : int in 0 … 64 (`specdec.validation.MAX_GAMMA`)
         Draft characters per step. γ = 0 is plain generation through the verify rule.
     rng : numpy.random.Generator
         Per step: γ draft draws, then the draws of the verify step, in the order `specdec.core`

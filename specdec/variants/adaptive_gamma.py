@@ -41,10 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..limits import DEFAULT_MAX_GAMMA, MAX_GAMMA
+from ..validation import DEFAULT_MAX_GAMMA, MAX_GAMMA, Constraint, CostRatio, Count, Generator, OneOf, checked
 from ..text.generation import PAIR_GENERATION, Generation, draft_and_verify, speculative_generate
 from ..theory import acceptance_rates, optimal_gamma
-from ..validation import Constraint, CostRatio, Count, Generator, OneOf, checked
 
 SCHEDULES = ("heuristic", "fixed", "oracle")
 
