@@ -14,7 +14,8 @@ two neural networks and the target rows of one step are computed in one batched 
 the rows are just data, so that every number can be looked at.
 
 The rule is written once, in `verify`. `speculative_step` runs it bare; `trace_step` runs the same
-function and asks it to record each draw.
+function and asks it to record each draw. Beside the rule: what it yields on average
+(`expected_tokens`, per position `acceptance_rates` and `expected_tokens_for_rates`) and `speedup`.
 
 >>> import numpy as np
 >>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
@@ -30,7 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .validation import Count, Distribution, DistributionRows, DraftTokens, Generator, Probability, StepRows, checked
+from .validation import (CostRatio, Count, Distribution, DistributionRows, DraftTokens, Generator, Probability, Rates,
+                         StepRows, checked)
 
 #: numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
 #: accept rows within 1e-6, so such rows are renormalised before they are handed to it.
@@ -115,6 +117,71 @@ def expected_tokens(alpha, gamma) -> float:
     log_alpha = math.log1p(-shortfall) if alpha > 0.5 else math.log(alpha)
     return -math.expm1((gamma + 1) * log_alpha) / shortfall
 
+
+
+@checked(alpha=Probability(), gamma=Count(), c=CostRatio())
+def speedup(alpha, gamma, c) -> float:
+    """Expected speedup over plain decoding: expected_tokens(α, γ) / (1 + γ/c).
+
+    One step costs γ draft passes and one target pass, 1 + γ/c target-pass units (the target's pass
+    over γ+1 positions is taken to cost the same as a pass over one; sampling is free).
+
+    Parameters
+    ----------
+    alpha : float in [0, 1]
+        Acceptance rate.
+    gamma : int >= 0
+        Draft length.
+    c : float > 0
+        Time of one target forward pass divided by the time of one draft forward pass
+        (c = 20: the draft is twenty times cheaper). ``math.inf`` means a free draft.
+
+    Examples
+    --------
+    >>> round(speedup(0.6, 3, 10), 2)
+    1.67
+    """
+    return unchecked_speedup(alpha, gamma, c)
+
+
+def unchecked_speedup(alpha: float, gamma: int, c: float) -> float:
+    """`speedup` without the argument checks, for loops over values already checked."""
+    return expected_tokens.__wrapped__(alpha, gamma) / (1.0 + gamma / c)
+
+
+@checked(StepRows("target_probs", "draft_probs"))
+def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
+    """The acceptance rate αᵢ = Σₓ min(pᵢ(x), qᵢ(x)) of each draft position of one step.
+
+    Parameters
+    ----------
+    target_probs : array_like of shape (γ+1, V)
+    draft_probs : array_like of shape (γ, V)
+
+    Returns
+    -------
+    numpy.ndarray of shape (γ,)
+
+    Examples
+    --------
+    >>> acceptance_rates([[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25] * 4],
+    ...                  [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
+    array([0.7, 0.6])
+    """
+    # Rows sum to 1 only within rounding; an acceptance rate is still a probability.
+    return np.minimum(np.minimum(target_probs[:-1], draft_probs).sum(axis=1), 1.0)
+
+
+@checked(rates=Rates())
+def expected_tokens_for_rates(rates) -> float:
+    """Expected tokens of one step when position i has its own acceptance rate αᵢ: Σₖ₌₀^γ Πᵢ<ₖ αᵢ.
+
+    Examples
+    --------
+    >>> expected_tokens_for_rates([0.7, 0.7])  # doctest: +ELLIPSIS
+    2.19...
+    """
+    return float(np.concatenate(([1.0], np.cumprod(rates))).sum())
 
 #: The arguments of one verify step: (γ+1, V) and (γ, V) rows, γ drafted tokens, a generator.
 STEP_ARGUMENTS = checked(StepRows("target_probs", "draft_probs"), draft_tokens=DraftTokens(), rng=Generator())

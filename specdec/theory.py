@@ -21,35 +21,11 @@ import math
 
 import numpy as np
 
-from .core import expected_tokens
+# The rule's own quantities live beside it in core; they are imported here so that `theory.speedup`
+# and the others keep working.
+from .core import acceptance_rates, expected_tokens, expected_tokens_for_rates, speedup, unchecked_speedup  # noqa: F401
 from .validation import (DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, CostRatio, Count, Distribution, Probability, Rates,
-                         StepRows, checked)
-
-
-@checked(alpha=Probability(), gamma=Count(), c=CostRatio())
-def speedup(alpha, gamma, c) -> float:
-    """Expected speedup over plain decoding: expected_tokens(α, γ) / (1 + γ/c).
-
-    Parameters
-    ----------
-    alpha : float in [0, 1]
-        Acceptance rate.
-    gamma : int >= 0
-        Draft length.
-    c : float > 0
-        Time of one target forward pass divided by the time of one draft forward pass
-        (c = 20: the draft is twenty times cheaper). ``math.inf`` means a free draft.
-
-    Examples
-    --------
-    >>> round(speedup(0.6, 3, 10), 2)
-    1.67
-    """
-    return _speedup(alpha, gamma, c)
-
-
-def _speedup(alpha: float, gamma: int, c: float) -> float:
-    return expected_tokens.__wrapped__(alpha, gamma) / (1.0 + gamma / c)  # the body, without the checks
+                         checked)
 
 
 @checked(alpha=Probability(), c=CostRatio(), max_gamma=Count(1, LARGEST_MAX_GAMMA))
@@ -68,9 +44,9 @@ def optimal_gamma(alpha, c, max_gamma=DEFAULT_MAX_GAMMA) -> tuple[int, float]:
 
 
 def _optimal_gamma(alpha: float, c: float, max_gamma: int) -> tuple[int, float]:
-    best_gamma, best_speedup = 1, _speedup(alpha, 1, c)
+    best_gamma, best_speedup = 1, unchecked_speedup(alpha, 1, c)
     for gamma in range(2, max_gamma + 1):
-        value = _speedup(alpha, gamma, c)
+        value = unchecked_speedup(alpha, gamma, c)
         if value > best_speedup:
             best_gamma, best_speedup = gamma, value
     return best_gamma, best_speedup
@@ -93,29 +69,6 @@ def token_count_distribution(alpha, gamma) -> np.ndarray:
     return _count_law(np.full(gamma, alpha))
 
 
-@checked(StepRows("target_probs", "draft_probs"))
-def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
-    """The acceptance rate αᵢ = Σₓ min(pᵢ(x), qᵢ(x)) of each draft position of one step.
-
-    Parameters
-    ----------
-    target_probs : array_like of shape (γ+1, V)
-    draft_probs : array_like of shape (γ, V)
-
-    Returns
-    -------
-    numpy.ndarray of shape (γ,)
-
-    Examples
-    --------
-    >>> acceptance_rates([[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25] * 4],
-    ...                  [[0.25] * 4, [0.4, 0.2, 0.2, 0.2]])
-    array([0.7, 0.6])
-    """
-    # Rows sum to 1 only within rounding; an acceptance rate is still a probability.
-    return np.minimum(np.minimum(target_probs[:-1], draft_probs).sum(axis=1), 1.0)
-
-
 @checked(rates=Rates())
 def token_count_distribution_for_rates(rates) -> np.ndarray:
     """P(N = k) for k = 1 … γ+1 when position i has its own acceptance rate αᵢ.
@@ -128,18 +81,6 @@ def token_count_distribution_for_rates(rates) -> np.ndarray:
     array([0.5, 0. , 0.5])
     """
     return _count_law(rates)
-
-
-@checked(rates=Rates())
-def expected_tokens_for_rates(rates) -> float:
-    """Expected tokens of one step with per-position rates: Σₖ₌₀^γ Πᵢ<ₖ αᵢ.
-
-    Examples
-    --------
-    >>> expected_tokens_for_rates([0.7, 0.7])  # doctest: +ELLIPSIS
-    2.19...
-    """
-    return float(_survival(rates).sum())
 
 
 @checked(p=Distribution(), q=Distribution(like="p"))
@@ -243,7 +184,8 @@ def speedup_table(alphas, c, max_gamma=DEFAULT_MAX_GAMMA) -> np.ndarray:
     array([[1.429, 1.591, 1.63 ],
            [1.81 , 2.464, 2.99 ]])
     """
-    return np.array([[_speedup(float(alpha), gamma, c) for gamma in range(1, max_gamma + 1)] for alpha in alphas])
+    gammas = range(1, max_gamma + 1)
+    return np.array([[unchecked_speedup(float(alpha), gamma, c) for gamma in gammas] for alpha in alphas])
 
 
 @checked(alphas=Rates(), c=CostRatio(), max_gamma=Count(1, LARGEST_MAX_GAMMA))

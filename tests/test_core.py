@@ -1,4 +1,4 @@
-"""The four functions of the contract, the trace, and the draft sampler."""
+"""The four functions of the contract, the trace, the draft sampler, and the step's per-position rates and speedup."""
 
 import copy
 import math
@@ -223,3 +223,12 @@ def test_sample_draft_draws_one_choice_per_row_in_order():
     assert all(type(token) is int for token in tokens) and tokens[1] == 2
     assert rng.bit_generator.state == reference.bit_generator.state
     assert specdec.sample_draft([], np.random.default_rng(0)) == []
+
+
+def test_the_step_quantities_have_one_definition_in_core():
+    # theory and the package re-export core's functions; the checker imports speedup from core.
+    from specdec import theory
+
+    for name in ("speedup", "acceptance_rates", "expected_tokens_for_rates"):
+        assert getattr(theory, name) is getattr(core, name) is getattr(specdec, name)
+    assert core.speedup(0.8, 4, 20) == core.unchecked_speedup(0.8, 4, 20) == pytest.approx(3.3616 / 1.2)

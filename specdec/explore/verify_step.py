@@ -28,7 +28,7 @@ from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_M
                           Probability, checked)
 from ..narrate import draw_total, frame_at, narrate_trace, subscript
 from ..rows import seeded_step, token_labels
-from ..theory import acceptance_rates, expected_tokens_for_rates
+from ..core import acceptance_rates, expected_tokens_for_rates
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, nice_top, role_patch, role_style, styled)
 
