@@ -1,24 +1,20 @@
-"""Argument checks shared by every public function of specdec, declared once at each entry.
+"""Argument checks, declared once at each public entry, and every limit and default of specdec.
 
-A public function says what each argument must be in one decorator above its `def`, and its body
-receives the checked, converted values::
+A public function says in one decorator what each argument must be; its body receives the checked,
+converted values::
 
     @checked(alpha=Probability(), gamma=Count(maximum=MAX_GAMMA), rng=Generator())
     def f(alpha, gamma, rng): ...
 
-The constraints (`Probability`, `Count`, `Distribution`, `StepRows`, ...) are defined at the end of
-this module, on top of the checks below. Private helpers do not check again.
+A constraint returns a clean value (a float array, a list of Python ints, a float) or raises a
+`ValueError` / `TypeError` whose message names the argument, says what was wrong and what is
+expected. All checks run before the body, so a bad call never consumes a random draw. Arrays are
+read with `real_array` or `integer_array`, never ``np.asarray(value, dtype=float)``, which drops
+imaginary parts and truncates silently. `speculative_step` runs in loops, so its rows cost two
+reductions; the slower, precise diagnosis runs only once something is known to be wrong.
 
-Each check either returns a clean value (a float array, an integer array, a list of Python ints, a
-float) or raises a `ValueError` / `TypeError` whose message names the argument, says what was wrong
-and what is expected. Arrays are read with `real_array` or `integer_array`, never with
-``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates floats silently.
-The public functions run all their checks before they touch the random generator, so a bad call
-never consumes a draw.
-
-The fast path matters: `speculative_step` is called in loops, so a distribution is checked with two
-reductions (its minimum and its row sums) and the slower, more precise diagnosis only runs once we
-already know something is wrong.
+>>> GAMMA_SLIDER_MAX <= TIMELINE_GAMMA_SLIDER_MAX <= DEFAULT_MAX_GAMMA <= MAX_GAMMA
+True
 """
 
 from __future__ import annotations
@@ -30,55 +26,37 @@ import numbers
 
 import numpy as np
 
-# Every limit and default of specdec, in one place: import them from here, never copy a number. What the
-# math accepts (MAX_GAMMA, MAX_VOCAB, ...) is refused beyond, before any draw or allocation; the ranges the
-# explorers' controls offer (..._SLIDER_MAX) fit a picture and a slider, and a control's bounds are its check.
-
-# What the math accepts -------------------------------------------------------------------------
-
-#: The largest draft length γ a function that builds a verify step from a size accepts.
-MAX_GAMMA = 64
-#: The largest vocabulary a function that builds rows from a size accepts (real models have ~10⁵).
-MAX_VOCAB = 1_000_000
-#: The γ search range unless told otherwise: `optimal_gamma` tries γ = 1 … 20, and a γ schedule
-#: drafts at most 20 tokens a step.
-DEFAULT_MAX_GAMMA = 20
-#: The longest draft `optimal_gamma` searches: far past any useful γ, and a search of a few ms.
-LARGEST_MAX_GAMMA = 1_000
-
-# The ranges of the explorers' controls ------------------------------------------------------------
-
-#: The verify-step explorer's γ slider: 0 … 8 draft tokens fit its picture, one column each.
-GAMMA_SLIDER_MAX = 8
-#: The hardware timeline's γ slider: 0 … 10.
-TIMELINE_GAMMA_SLIDER_MAX = 10
-#: The smallest vocabulary a V slider offers.
-VOCAB_SLIDER_MIN = 2
-#: The verify-step explorer's V slider: up to 64 tokens.
-VOCAB_SLIDER_MAX = 64
-#: The one-token explorer's V slider: up to 12 tokens, each with its own bar and label.
-ONE_TOKEN_VOCAB_SLIDER_MAX = 12
-#: The derivation explorer gives one slider per token to at most this many tokens.
-DERIVATION_VOCAB_MAX = 8
-#: The largest seed a seed slider offers.
-SEED_SLIDER_MAX = 99
-#: The verify-step explorer's seed slider goes further: 0 … 999.
-STEP_SEED_SLIDER_MAX = 999
-#: The fewest steps the Monte Carlo explorer's log slider offers (the most: `specdec.sampled_runs.MAX_STEPS`).
-STEPS_SLIDER_MIN = 100
-#: The temperature sliders' range is 0 … 3.
-TEMPERATURE_SLIDER_MAX = 3.0
-#: The candidates explorer's k slider: 1 … 6 candidates (k ≤ V, so that k distinct candidates exist).
-CANDIDATES_SLIDER_MAX = 6
-#: The fixed-time-per-pass slider of the hardware timeline: 0 … 3 ms (`specdec.hardware.Accelerator.pass_overhead`).
-PASS_TIME_SLIDER_MAX_MS = 3.0
-#: The cost-ratio sliders (c = time of a target pass / time of a draft pass) offer 1 … 100.
-COST_SLIDER_MAX = 100
+# Every limit and default, in one place: import them from here, never copy a number. What the math accepts
+# is refused beyond, before any draw or allocation (far past any lesson's needs, it keeps time and memory
+# bounded). The ..._SLIDER_... ranges are what the explorers' controls offer: a control's bounds are its
+# check, and an explorer does not check again what its sliders enforce.
+MAX_GAMMA = 64  #: the largest draft length γ a function that builds a verify step from a size accepts
+MAX_VOCAB = 1_000_000  #: the largest vocabulary a function that builds rows from a size accepts (real: ~10⁵)
+DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_gamma`; a γ schedule's longest)
+LARGEST_MAX_GAMMA = 1_000  #: the longest draft `optimal_gamma` searches: past any useful γ, a search of ms
+GAMMA_SLIDER_MAX = 8  #: the verify-step explorer's γ slider: 0 … 8 draft tokens fit its picture, a column each
+TIMELINE_GAMMA_SLIDER_MAX = 10  #: the hardware timeline's γ slider: 0 … 10
+VOCAB_SLIDER_MIN = 2  #: the smallest vocabulary a V slider offers
+VOCAB_SLIDER_MAX = 64  #: the verify-step explorer's V slider: up to 64 tokens
+ONE_TOKEN_VOCAB_SLIDER_MAX = 12  #: the one-token explorer's V slider: each token has its own bar and label
+DERIVATION_VOCAB_MAX = 8  #: the derivation explorer gives one slider per token to at most this many tokens
+SEED_SLIDER_MAX = 99  #: the largest seed a seed slider offers
+STEP_SEED_SLIDER_MAX = 999  #: the verify-step explorer's seed slider goes further: 0 … 999
+STEPS_SLIDER_MIN = 100  #: the fewest steps of the Monte Carlo log slider (the most: `sampled_runs.MAX_STEPS`)
+TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature sliders offer 0 … 3
+CANDIDATES_SLIDER_MAX = 6  #: the candidates explorer's k slider: 1 … 6 (k ≤ V: k distinct candidates exist)
+PASS_TIME_SLIDER_MAX_MS = 3.0  #: the timeline's fixed time per pass, 0 … 3 ms (`hardware.Accelerator.pass_overhead`)
+COST_SLIDER_MAX = 100  #: the cost-ratio sliders (c = time of a target pass / time of a draft pass): 1 … 100
+SUM_TOLERANCE = 1e-6  #: how far a row may sum from 1 and still count as a probability distribution
 
 _FLOAT64 = np.dtype(np.float64)
 
-#: How far a row may sum from 1 and still count as a probability distribution.
-SUM_TOLERANCE = 1e-6
+
+def _number(value, name: str, expected: str, kind=numbers.Real):
+    """`value` if it is a `kind` number and not a bool; else a TypeError saying what `name` must be."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
+        raise TypeError(f"{name} must be {expected}, got {value!r} of type {type(value).__name__}")
+    return value
 
 
 def _numpy_view(value, name: str, expected: str) -> np.ndarray:
@@ -94,40 +72,28 @@ def _numpy_view(value, name: str, expected: str) -> np.ndarray:
 
 
 def real_array(value, name: str, expected: str = "an array (or list) of real numbers") -> np.ndarray:
-    """`value` as a float64 array, not copied if it already is one; complex numbers and text are refused.
+    """`value` as a float64 array (not copied if it is one); complex numbers and text are a TypeError.
 
-    ``np.asarray(z, dtype=float)`` silently drops the imaginary part of a complex array and reads
-    the string "0.5" as a number; here both are a TypeError that names the argument. `expected`
-    says in the message what the argument should have been.
-
-    >>> real_array([1, 0.5], "x")
-    array([1. , 0.5])
     >>> real_array(np.array([0.5 + 0.2j, 0.5]), "x")
     Traceback (most recent call last):
     TypeError: x must be an array (or list) of real numbers, got complex numbers (complex128); pass .real if the imaginary parts are meant to be dropped
     """
     array = _numpy_view(value, name, expected)
-    kind = array.dtype.kind
-    if kind == "c":
-        raise TypeError(
-            f"{name} must be {expected}, got complex numbers ({array.dtype}); pass .real if the "
-            f"imaginary parts are meant to be dropped"
-        )
-    if kind not in "biufO":
-        raise TypeError(
-            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers "
-            f"(its entries are of type {array.dtype})"
-        )
+    if array.dtype.kind == "c":
+        raise TypeError(f"{name} must be {expected}, got complex numbers ({array.dtype}); pass .real if the "
+                        f"imaginary parts are meant to be dropped")
+    if array.dtype.kind not in "biufO":
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers "
+                        f"(its entries are of type {array.dtype})")
     try:
         return array.astype(np.float64, copy=False)
     except (TypeError, ValueError) as error:  # an object array holding something that is not a real number
-        raise TypeError(
-            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as real numbers ({error})"
-        ) from None
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as real "
+                        f"numbers ({error})") from None
 
 
 def as_float_array(value, name: str, ndim: int) -> np.ndarray:
-    """Return `value` as a float64 array with `ndim` dimensions, without copying an array that already is one."""
+    """`value` as a float64 array of probabilities with `ndim` dimensions, not copied if it already is one."""
     if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == ndim and value.shape[-1]:
         return value  # the common case, checked in one line
     if isinstance(value, (str, bytes)) or value is None:
@@ -149,8 +115,7 @@ def _describe_bad_entry(array: np.ndarray, name: str) -> str:
     if len(bad_inf):
         where = tuple(int(i) for i in bad_inf[0])
         return f"{name} contains {array[where]} at index {where}; expected finite probabilities"
-    negative = np.argwhere(array < 0)
-    where = tuple(int(i) for i in negative[0])
+    where = tuple(int(i) for i in np.argwhere(array < 0)[0])
     return f"{name} contains a negative entry {array[where]!r} at index {where}; probabilities must be >= 0"
 
 
@@ -168,47 +133,36 @@ def check_distributions(array: np.ndarray, name: str) -> None:
             if array.ndim == 1:
                 raise ValueError(f"{name} must sum to 1 (within {SUM_TOLERANCE:g}), but it sums to {total!r}")
             raise ValueError(
-                f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}), but row {row} sums to {total!r}"
-            )
+                f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}), but row {row} sums to {total!r}")
 
 
 def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
     if first.shape[-1] != second.shape[-1]:
-        raise ValueError(
-            f"{first_name} and {second_name} must be over the same vocabulary, but {first_name} has "
-            f"V = {first.shape[-1]} tokens and {second_name} has V = {second.shape[-1]}"
-        )
+        raise ValueError(f"{first_name} and {second_name} must be over the same vocabulary, but {first_name} has "
+                         f"V = {first.shape[-1]} tokens and {second_name} has V = {second.shape[-1]}")
 
 
 def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
-    """Check the (γ+1, V) target rows and the (γ, V) draft rows of one verify step.
-
-    This runs before every `speculative_step`, so the common case (both valid) costs two numpy
-    reductions and little else; the precise diagnosis runs only once something is known wrong.
-    """
+    """Check the (γ+1, V) target rows and the (γ, V) draft rows of one verify step; the common case
+    (both valid) costs two numpy reductions, the precise diagnosis runs only once something is wrong."""
     target = as_float_array(target_probs, "target_probs", 2)
     if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
-        # γ = 0: an empty list means "no draft rows" whatever the vocabulary.
-        draft = np.empty((0, target.shape[1]))
+        draft = np.empty((0, target.shape[1]))  # γ = 0: an empty list means "no draft rows" whatever V is
     else:
         draft = as_float_array(draft_probs, "draft_probs", 2)
     rows, vocab = target.shape
     if draft.shape != (rows - 1, vocab):
         if draft.shape[0] != rows - 1:
-            raise ValueError(
-                f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
-                f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}"
-            )
+            raise ValueError(f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
+                             f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}")
         if rows > 1:  # with no draft rows (γ = 0), the draft's width says nothing
             same_vocabulary(target, "target_probs", draft, "draft_probs")
     if rows == 1:
         check_distributions(target, "target_probs")
         return target, draft
-    # One stacked array costs one copy but halves the number of reductions, whose fixed cost
-    # dominates at these sizes.
+    # One stacked copy halves the number of reductions, whose fixed cost dominates at these sizes.
     stacked = np.concatenate((target, draft))
-    lowest = np.minimum.reduce(stacked, None)
-    sums = np.add.reduce(stacked, 1).tolist()
+    lowest, sums = np.minimum.reduce(stacked, None), np.add.reduce(stacked, 1).tolist()
     # A NaN entry makes `lowest` NaN and fails the first test; an infinite one fails a sum test.
     if not (lowest >= 0 and max(sums) - 1.0 <= SUM_TOLERANCE and 1.0 - min(sums) <= SUM_TOLERANCE):
         check_distributions(target, "target_probs")
@@ -217,9 +171,8 @@ def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def probability(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number in [0, 1], got {value!r} of type {type(value).__name__}")
-    value = float(value)
+    """A real number in [0, 1], as a float."""
+    value = float(_number(value, name, "a real number in [0, 1]"))
     if not 0.0 <= value <= 1.0:  # False for NaN too
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return value
@@ -228,39 +181,28 @@ def probability(value, name: str) -> float:
 def count(value, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """An integer in minimum … maximum (no upper bound if `maximum` is None), as a Python int."""
     expected = f">= {minimum:,}" if maximum is None else f"in {minimum:,} … {maximum:,}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer {expected}, got {value!r} of type {type(value).__name__}")
-    value = int(value)
+    value = int(_number(value, name, f"an integer {expected}", numbers.Integral))
     if value < minimum or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must be an integer {expected}, got {value:,}")
     return value
 
 
 def cost_ratio(value, name: str = "c") -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
+    """c, the time of a target pass over a draft pass, as a float > 0 (``math.inf``: a free draft)."""
+    value = float(_number(value, name, "a positive number"))
     if not value > 0:
-        raise ValueError(
-            f"{name} must be > 0 (the time of one target pass divided by one draft pass), got {value!r}"
-        )
+        raise ValueError(f"{name} must be > 0 (the time of one target pass divided by one draft pass), got {value!r}")
     return value
 
 
 def positive_number(value, name: str, meaning: str) -> float:
     """A finite real number > 0, as a float; `meaning` says in any error what the parameter is.
 
-    >>> positive_number(2, "spread", "the standard deviation of the target logits")
-    2.0
     >>> positive_number(math.inf, "spread", "the standard deviation of the target logits")
     Traceback (most recent call last):
     ValueError: spread must be a finite number > 0 (the standard deviation of the target logits), got inf
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a finite number > 0 ({meaning}), got {value!r} of type {type(value).__name__}"
-        )
-    value = float(value)
+    value = float(_number(value, name, f"a finite number > 0 ({meaning})"))
     if not (value > 0 and math.isfinite(value)):  # False for NaN too
         raise ValueError(f"{name} must be a finite number > 0 ({meaning}), got {value!r}")
     return value
@@ -269,12 +211,9 @@ def positive_number(value, name: str, meaning: str) -> float:
 def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
     """`value` as a numpy integer array with `ndim` dimensions (an empty one becomes int64).
 
-    Floats (even whole ones), booleans, complex numbers and Python ints too large for 64 bits are
-    refused: a float token or count is a sign of a mix-up, and truncating it would hide that.
-    `what` names the entries in the message ("token ids", "sample counts", …).
+    Floats (even whole ones), booleans, complex numbers and ints too large for 64 bits are refused:
+    a float token or count is a sign of a mix-up. `what` names the entries ("token ids", …).
 
-    >>> integer_array([2, 0, 1], "ids", 1, "token ids")
-    array([2, 0, 1])
     >>> integer_array([2, 1.7], "ids", 1, "token ids")
     Traceback (most recent call last):
     TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
@@ -286,11 +225,8 @@ def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
     if array.size == 0:
         return array.astype(np.int64)
     if not np.issubdtype(array.dtype, np.integer):
-        example = array.ravel()[:1].tolist()[0]
-        raise TypeError(
-            f"{name} must be {shape} of integer {what}, got {array.dtype} entries (such as {example!r}) "
-            f"of shape {array.shape}"
-        )
+        raise TypeError(f"{name} must be {shape} of integer {what}, got {array.dtype} entries (such as "
+                        f"{array.ravel()[:1].tolist()[0]!r}) of shape {array.shape}")
     return array
 
 
@@ -301,16 +237,15 @@ def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: s
     Traceback (most recent call last):
     ValueError: samples[1] = 4 is out of range: categories must be in 0 … 2
     """
-    if array.size == 0:
-        return
-    if array.min() >= low and array.max() <= high:
+    if array.size == 0 or (array.min() >= low and array.max() <= high):
         return
     bad = np.argwhere((array < low) | (array > high))[0]
     where = ", ".join(str(int(i)) for i in bad)
-    raise ValueError(f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")
+    raise ValueError(
+        f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")
 
 
-# Declared checks: `checked` and the constraints it runs. -------------------------------------------
+# Declared checks: the constraints, and `checked`, which runs them. ----------------------------------
 
 
 class Constraint:
@@ -318,7 +253,6 @@ class Constraint:
     converted. `name` is the parameter's, for the message; `arguments` maps every parameter to its
     value, those declared before this one already converted ("over the same vocabulary as target").
     """
-
     def __call__(self, value, name: str, arguments: dict):
         raise NotImplementedError
 
@@ -330,33 +264,28 @@ class Constraint:
 
 class Probability(Constraint):
     """A real number in [0, 1], as a float."""
-
     def __call__(self, value, name, arguments):
         return probability(value, name)
+
+
+class PositiveFraction(Probability):
+    """A real number in (0, 1], as a float."""
+    def __call__(self, value, name, arguments):
+        if (value := super().__call__(value, name, arguments)) == 0.0:
+            raise ValueError(f"{name} must be in (0, 1], got 0.0")
+        return value
 
 
 class Count(Constraint):
     """An integer in minimum … maximum (no upper bound if maximum is None), as a Python int.
 
-    Either bound may be a function of the arguments checked before, e.g.
-    ``Count(1, lambda arguments: arguments["gamma"] + 1)``.
+    Either bound may be a function of the arguments checked before: ``Count(1, lambda a: a["gamma"] + 1)``.
     """
-
     def __init__(self, minimum=0, maximum=None):
         self.minimum, self.maximum = minimum, maximum
 
     def __call__(self, value, name, arguments):
         return count(value, name, self.bound(self.minimum, arguments), self.bound(self.maximum, arguments))
-
-
-class PositiveFraction(Constraint):
-    """A real number in (0, 1], as a float."""
-
-    def __call__(self, value, name, arguments):
-        value = probability(value, name)
-        if value == 0.0:
-            raise ValueError(f"{name} must be in (0, 1], got 0.0")
-        return value
 
 
 class Between(Constraint):
@@ -366,29 +295,24 @@ class Between(Constraint):
     Traceback (most recent call last):
     ValueError: pass_time must be in 0 … 3 ms (the slider's range), got 3.5
     """
-
     def __init__(self, low: float, high: float, unit: str = ""):
         self.low, self.high, self.unit = low, high, unit
 
     def __call__(self, value, name, arguments):
         span = f"{self.low:g} … {self.high:g}{self.unit}"
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a number in {span}, got {value!r} of type {type(value).__name__}")
-        if not self.low <= value <= self.high:  # False for NaN too
+        if not self.low <= _number(value, name, f"a number in {span}") <= self.high:  # False for NaN too
             raise ValueError(f"{name} must be in {span} (the slider's range), got {value!r}")
         return float(value)
 
 
 class CostRatio(Constraint):
     """c, the time of one target pass over one draft pass: a number > 0 (``math.inf``: a free draft)."""
-
     def __call__(self, value, name, arguments):
         return cost_ratio(value, name)
 
 
 class PositiveNumber(Constraint):
     """A finite real number > 0, as a float; `meaning` says in any error what the parameter is."""
-
     def __init__(self, meaning: str):
         self.meaning = meaning
 
@@ -398,7 +322,6 @@ class PositiveNumber(Constraint):
 
 class Distribution(Constraint):
     """A 1-D probability vector, as a float array; with `like`, over the same vocabulary as that argument."""
-
     def __init__(self, like: str | None = None):
         self.like = like
 
@@ -412,7 +335,6 @@ class Distribution(Constraint):
 
 class DistributionRows(Constraint):
     """A 2-D float array whose rows are probability vectors; an empty list or tuple is no rows."""
-
     def __call__(self, value, name, arguments):
         if isinstance(value, (list, tuple)) and len(value) == 0:
             return np.empty((0, 0))
@@ -424,11 +346,9 @@ class DistributionRows(Constraint):
 class StepRows(Constraint):
     """The (γ+1, V) target rows and the (γ, V) draft rows of one verify step, checked together.
 
-    A constraint on two parameters at once, given to `checked` by position:
-    ``@checked(StepRows("target_probs", "draft_probs"), ...)``. Such a constraint has a method
-    ``update(arguments)`` that replaces the values of its parameters in `arguments` by checked ones.
+    A constraint on two parameters, given to `checked` by position: ``@checked(StepRows("target_probs",
+    "draft_probs"), ...)``; its ``update(arguments)`` replaces both values in `arguments` by checked ones.
     """
-
     def __init__(self, target: str, draft: str):
         self.target, self.draft = target, draft
 
@@ -438,56 +358,45 @@ class StepRows(Constraint):
 
 class DraftTokens(Constraint):
     """One token id per row of the draft rows argument `rows`, each with q(x) > 0, as Python ints."""
-
     def __init__(self, rows: str = "draft_probs"):
         self.rows = rows
 
     def __call__(self, value, name, arguments):
-        draft = arguments[self.rows]
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
             raise TypeError(f"draft_tokens must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
         tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
+        draft = arguments[self.rows]
         rows, vocab_size = draft.shape
         if len(tokens) != rows:
             raise ValueError(f"draft_tokens must hold one token per draft row: expected {rows}, got {len(tokens)}")
         for position, token in enumerate(tokens):
             if type(token) is not int:  # the common case skips the slower abstract-class checks
                 if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
-                    raise TypeError(
-                        f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
-                        f"{type(token).__name__}"
-                    )
+                    raise TypeError(f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
+                                    f"{type(token).__name__}")
                 tokens[position] = token = int(token)
             if not 0 <= token < vocab_size:
-                raise ValueError(
-                    f"draft_tokens[{position}] = {token} is out of range: token ids must be in 0 … {vocab_size - 1} "
-                    f"(V = {vocab_size})"
-                )
+                raise ValueError(f"draft_tokens[{position}] = {token} is out of range: token ids must be in "
+                                 f"0 … {vocab_size - 1} (V = {vocab_size})")
             if not draft.item(position, token) > 0:
                 raise ValueError(
                     f"draft_tokens[{position}] = {token} has draft probability draft_probs[{position}, {token}] = 0: "
-                    f"the draft model could not have sampled that token at that position (expected q(x) > 0)"
-                )
+                    f"the draft model could not have sampled that token at that position (expected q(x) > 0)")
         return tokens
 
 
 class Generator(Constraint):
     """A numpy.random.Generator (not a seed, not a RandomState)."""
-
     def __call__(self, value, name, arguments):
         if isinstance(value, np.random.Generator):
             return value
-        if isinstance(value, (numbers.Integral, np.random.RandomState)) or value is None:
-            raise TypeError(
-                f"{name} must be a numpy.random.Generator, got {type(value).__name__}; "
-                f"use np.random.default_rng(seed) to make one"
-            )
-        raise TypeError(f"{name} must be a numpy.random.Generator, got {type(value).__name__}")
+        seed_like = isinstance(value, (numbers.Integral, np.random.RandomState)) or value is None
+        hint = "; use np.random.default_rng(seed) to make one" if seed_like else ""
+        raise TypeError(f"{name} must be a numpy.random.Generator, got {type(value).__name__}{hint}")
 
 
 class Rates(Constraint):
     """A 1-D sequence of acceptance rates, each in [0, 1], as a float array."""
-
     def __call__(self, value, name, arguments):
         values = real_array(value, name, "a 1-D sequence of acceptance rates")
         if values.ndim != 1:
@@ -504,7 +413,6 @@ class Integers(Constraint):
 
     `what` names the entries in a message ("token ids"), `within` in the out-of-range message (default `what`).
     """
-
     def __init__(self, what: str, ndim: int = 1, low=None, high=None, within: str | None = None):
         self.what, self.ndim, self.low, self.high, self.within = what, ndim, low, high, within or what
 
@@ -517,21 +425,18 @@ class Integers(Constraint):
 
 
 class OneOf(Constraint):
-    """One of a few given values (compared with ==), returned as it is."""
-
+    """One of a few given values (compared with ==, of the same type), returned as it is."""
     def __init__(self, *choices):
         self.choices = choices
 
     def __call__(self, value, name, arguments):
         if any(type(value) is type(choice) and value == choice for choice in self.choices):
             return value
-        listed = ", ".join(repr(choice) for choice in self.choices)
-        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+        raise ValueError(f"{name} must be one of {', '.join(repr(choice) for choice in self.choices)}; got {value!r}")
 
 
 class InstanceOf(Constraint):
     """An instance of `kind` (a class or a tuple of classes), returned as it is; `what` names it in words."""
-
     def __init__(self, kind, what: str):
         self.kind, self.what = kind, what
 
@@ -543,7 +448,6 @@ class InstanceOf(Constraint):
 
 class OrNone(Constraint):
     """None, or what `constraint` accepts."""
-
     def __init__(self, constraint):
         self.constraint = constraint
 
@@ -555,11 +459,9 @@ def checked(*joint, **named):
     """Declare what each argument of a function must be; the decorated function checks them first.
 
     `named` maps a parameter to its constraint; each of `joint` checks several parameters together
-    (like `StepRows`) through its method ``update(arguments)``. The constraints run in
-    the order given, before the body, so a bad call makes no random draw; each returns the value
-    the body then receives (a float array for a distribution, an int for a count, …). Parameters
-    not named are passed as they are. Inputs are never modified: a constraint converts into a new
-    object or returns the value itself.
+    (like `StepRows`) through its method ``update(arguments)``. The constraints run in the order
+    given, before the body, so a bad call makes no random draw; each returns the value the body
+    receives. Parameters not named are passed as they are; inputs are never modified.
 
     >>> @checked(alpha=Probability(), gamma=Count(maximum=64))
     ... def power(alpha, gamma):
