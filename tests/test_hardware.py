@@ -504,7 +504,13 @@ def test_leviathan_t5_at_gamma_7_with_the_paper_sizes():
 
 
 def test_chen_chinchilla_at_k_4_with_the_measured_times():
-    for run in hardware.PUBLISHED_RUNS[2:]:
+    # Chen et al. 2023, Table 1 (K = 4, batch 1): each task and decoding method with its measured speedup.
+    table_1 = {"XSum, nucleus": 1.92, "XSum, greedy": 2.01, "HumanEval, nucleus": 2.46}
+    runs = hardware.PUBLISHED_RUNS[2:]
+    assert {run.name.split(" / 4B, ")[1]: run.measured_speedup for run in runs} == table_1
+    assert all((run.target_parameters, run.draft_parameters, run.accelerator.name)
+               == (70e9, 4e9, hardware.cluster(ACCELERATORS["TPU v4"], 16).name) for run in runs)
+    for run in runs:
         assert run.gamma == 4 and run.alpha is None and run.measured_c == pytest.approx(14.1 / 1.8)
         comparison = hardware.compare_with_paper(run)
         assert not comparison.alpha_reported
