@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from specdec.core import speculative_step, verify
-from specdec.rows import random_rows
+from specdec.narrate import random_rows
 
 _IMPORT_PROBE = (
     "import time; t0 = time.perf_counter(); import numpy; t1 = time.perf_counter(); "

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from specdec.core import sample_draft, speculative_step
-from specdec.rows import random_rows
+from specdec.narrate import random_rows
 from specdec.sampling import sample_steps
 
 #: Goals of the project: sample_steps at least this many times the loop ...

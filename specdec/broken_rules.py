@@ -19,7 +19,7 @@ What is simplified: in a real engine these mistakes hide inside batched GPU kern
 processors and samplers; here each is isolated in a dozen lines of numpy.
 
 >>> import numpy as np
->>> from specdec.rows import spec_example
+>>> from specdec.narrate import spec_example
 >>> target_probs, draft_probs, draft_tokens = spec_example()
 >>> always_accept(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # token 3 has p = 0
 [3, 0, 2]
@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 from .core import check_step_arguments, normalised_for_choice, unchecked_residual
-from .rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
+from .narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
 from .sampling import (
     SAMPLING_ARGUMENTS,
     VerifyTables,
@@ -58,7 +58,7 @@ def resample_from_target(target_probs, draft_probs, draft_tokens, rng) -> list[i
     twice, so tokens the draft likes are over-produced.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> resample_from_target(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [0]
@@ -86,7 +86,7 @@ def resample_from_draft(target_probs, draft_probs, draft_tokens, rng) -> list[in
     """After a rejection, draw the replacement from qᵢ — the draft model — instead of the residual.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> resample_from_draft(target_probs, draft_probs, [3, 0], np.random.default_rng(0))
     [1]
@@ -117,7 +117,7 @@ def accept_with_target_probability(target_probs, draft_probs, draft_tokens, rng)
     is exactly the deterministic-draft rule, `specdec.deterministic_draft.deterministic_draft_step`.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> accept_with_target_probability(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0]
@@ -145,7 +145,7 @@ def always_accept(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """Skip verification: emit every draft token, then the bonus token. Draws only the bonus.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> always_accept(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
     [3, 0, 2]
@@ -176,7 +176,7 @@ def drop_bonus_token(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     the law of the token count shows the mistake. With γ = 0 it emits nothing at all.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> drop_bonus_token(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0, 1]
@@ -207,7 +207,7 @@ def one_uniform_for_all(target_probs, draft_probs, draft_tokens, rng) -> list[in
     so later draft tokens are accepted too often: the positions become dependent.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> one_uniform_for_all(target_probs, draft_probs, [0, 1], np.random.default_rng(0))
     [0, 1, 1]
@@ -240,7 +240,7 @@ def greedy_draft(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     ratio is only valid for tokens drawn from qᵢ; a greedy draft was drawn from a point mass.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> greedy_draft(target_probs, draft_probs, [3, 3], np.random.default_rng(0))  # proposes [0, 0]
     [0, 1]
@@ -281,7 +281,7 @@ def unprocessed_draft_in_ratio(target_probs, draft_probs, draft_tokens, rng) -> 
     the unfiltered row.
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> unprocessed_draft_in_ratio(target_probs, draft_probs, [3, 3], np.random.default_rng(0))
     [2, 0, 3]
@@ -311,7 +311,7 @@ def swapped_roles(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """Swap p and q in the rule: accept with min(1, qᵢ(xᵢ)/pᵢ(xᵢ)), resample from norm(max(0, qᵢ − pᵢ)).
 
     >>> import numpy as np
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> swapped_roles(target_probs, draft_probs, [3, 0], np.random.default_rng(0))  # p₀(3) = 0
     [3, 0, 0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import rows as example_rows
+from . import narrate as example_rows
 from . import validation
 from .core import expected_tokens
 from .narrate import narrate_trace

@@ -4,7 +4,7 @@ For every pair α = 1 − TV(p, q) exactly, so a plot of α against TV puts ever
 KL(p‖q) does not fix α: pairs with the same KL have different α. It bounds α from below, through
 Pinsker's inequality TV ≤ √(KL/2): α ≥ 1 − √(KL/2).
 
-What is simplified: the pairs are Dirichlet draws blended as in `specdec.rows.random_rows` (with a
+What is simplified: the pairs are Dirichlet draws blended as in `specdec.narrate.random_rows` (with a
 random closeness per pair), not the rows of two language models.
 
 >>> cloud = pair_cloud(seed=0, vocab=8)
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import acceptance_rate
-from .rows import blend_rows, dirichlet_rows
+from .narrate import blend_rows, dirichlet_rows
 from .theory import kl_divergence, tv_distance
 from .validation import Count, checked
 
@@ -106,8 +106,8 @@ def pair_cloud(seed, vocab, count=CLOUD_SIZE) -> PairCloud:
 
     Each p is a Dirichlet draw; each q blends p with an independent draw d as
     q = w·p + (1 − w)·d, with the closeness w uniform in [0, 1) and drawn per pair
-    (`specdec.rows.dirichlet_rows` and `specdec.rows.blend_rows`, the recipe of `random_rows`).
-    Every probability is at least about `specdec.rows.PROBABILITY_FLOOR`, so KL(p‖q) is finite.
+    (`specdec.narrate.dirichlet_rows` and `specdec.narrate.blend_rows`, the recipe of `random_rows`).
+    Every probability is at least about `specdec.narrate.PROBABILITY_FLOOR`, so KL(p‖q) is finite.
 
     Parameters
     ----------

@@ -369,7 +369,7 @@ def check_steps(tokens, counts, target_probs, draft_probs, significance=DEFAULT_
     --------
     >>> import numpy as np
     >>> from specdec.sampling import sample_steps
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target_probs, draft_probs, _ = spec_example()
     >>> tokens, counts = sample_steps(target_probs, draft_probs, 50_000, np.random.default_rng(0))
     >>> check_steps(tokens, counts, target_probs, draft_probs).passed

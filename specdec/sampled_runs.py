@@ -41,7 +41,7 @@ class SampledRuns:
 
     Examples
     --------
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> target, draft, _ = spec_example()
     >>> runs = SampledRuns(target, draft)
     >>> run = runs.get("correct", seed=0)

@@ -21,7 +21,7 @@ decoding they depend on the text so far; here they are fixed, which is exactly t
 the law of each output position can be stated and checked.
 
 >>> import numpy as np
->>> from specdec.rows import spec_example
+>>> from specdec.narrate import spec_example
 >>> target_probs, draft_probs, _ = spec_example()
 >>> tokens, counts = sample_steps(target_probs, draft_probs, 5, np.random.default_rng(0))
 >>> tokens.shape, counts.shape

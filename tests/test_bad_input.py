@@ -25,7 +25,7 @@ from specdec.goodness_of_fit import (
     max_deviation_by_size,
 )
 from specdec.output_law import position_law, position_tokens, reach_probabilities, token_count_law
-from specdec.rows import spec_example
+from specdec.narrate import spec_example
 from specdec.temperature import related_logits, softmax
 from specdec.text import Generation, NGramModel, generate, mean_acceptance_rate, sample_contexts, speculative_generate
 from specdec.text.agreement import MAX_CONTEXT_LENGTH, MAX_CONTEXTS
@@ -435,7 +435,7 @@ def test_goodness_of_fit_names_samples_and_never_truncates():
 
 from specdec import cli  # noqa: E402
 from specdec.narrate import narrate_trace  # noqa: E402
-from specdec.rows import MAX_ROW_ENTRIES, random_rows  # noqa: E402
+from specdec.narrate import MAX_ROW_ENTRIES, random_rows  # noqa: E402
 from specdec.sampling import MAX_SAMPLED_TOKENS  # noqa: E402
 
 TRACE = sd.trace_step(TARGET_PROBS, DRAFT_PROBS, DRAFT_TOKENS, np.random.default_rng(0))

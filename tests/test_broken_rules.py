@@ -19,7 +19,7 @@ from specdec import sample_draft, speculative_step, trace_step
 from specdec.broken_rules import BROKEN_RULES, DRAFT_TEMPERATURE, EDGE_CASES, at_temperature, rigged_generator
 from specdec.goodness_of_fit import check_steps, compare_steps, goodness_of_fit
 from specdec.output_law import position_tokens
-from specdec.rows import random_rows, spec_example
+from specdec.narrate import random_rows, spec_example
 from specdec.sampling import sample_steps
 from specdec.temperature import softmax
 

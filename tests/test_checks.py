@@ -7,7 +7,7 @@ import pytest
 
 import specdec
 from specdec import validation
-from specdec.rows import random_rows, spec_example, token_labels
+from specdec.narrate import random_rows, spec_example, token_labels
 
 TARGET_PROBS, DRAFT_PROBS, DRAFT_TOKENS = spec_example()
 GOOD = dict(target_probs=TARGET_PROBS.tolist(), draft_probs=DRAFT_PROBS.tolist(), draft_tokens=[0, 1])

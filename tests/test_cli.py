@@ -8,7 +8,7 @@ import pytest
 
 import specdec
 from specdec import cli
-from specdec.rows import random_rows
+from specdec.narrate import random_rows
 
 
 def run(*arguments):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import specdec
 from specdec import core
-from specdec.rows import spec_example
+from specdec.narrate import spec_example
 
 from .reference_rule import plain_residual, plain_step
 from .strategies import distribution_pairs, verify_inputs

@@ -6,7 +6,7 @@ import pytest
 from specdec.broken_rules import BROKEN_RULES
 from specdec.explore import MonteCarloExplorer
 from specdec.explore.monte_carlo import RULE_LABELS
-from specdec.rows import random_rows, spec_example
+from specdec.narrate import random_rows, spec_example
 from specdec.sampled_runs import MAX_STEPS
 from specdec.sampling import sample_steps
 

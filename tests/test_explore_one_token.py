@@ -12,7 +12,7 @@ from specdec import acceptance_rate, expected_tokens, kl_divergence, residual_di
 from specdec.explore.figure_kit import Y_TOPS, nice_top
 from specdec.explore.frame import COMPACT_SIDE_EM, Explorer, presentation
 from specdec.explore.one_token import OneTokenExplorer, OneTokenFigure
-from specdec.rows import random_rows, token_labels
+from specdec.narrate import random_rows, token_labels
 
 from .explorer_driving import assert_looks_like_a_full_draw, assert_picture_is_a_full_render
 

@@ -10,7 +10,7 @@ from specdec import sample_draft, speculative_step, trace_step
 from specdec.explore.frame import Explorer, presentation
 from specdec.explore.verify_step import VerifyStepExplorer, VerifyStepFigure
 from specdec.narrate import draw_total, frame_at, narrate_trace, subscript
-from specdec.rows import random_rows, spec_example, token_labels
+from specdec.narrate import random_rows, spec_example, token_labels
 
 from .explorer_driving import assert_looks_like_a_full_draw, assert_picture_is_a_full_render
 

@@ -14,7 +14,7 @@ from specdec.goodness_of_fit import (
     goodness_of_fit,
     max_deviation_by_size,
 )
-from specdec.rows import spec_example
+from specdec.narrate import spec_example
 from specdec.sampling import sample_steps
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec.output_law import position_law, position_tokens, reach_probabilities, token_count_law
-from specdec.rows import random_rows, spec_example
+from specdec.narrate import random_rows, spec_example
 
 
 def enumerate_step(target, draft):

@@ -7,7 +7,7 @@ import pytest
 
 from specdec.broken_rules import BROKEN_RULES
 from specdec.goodness_of_fit import fit_counts
-from specdec.rows import spec_example
+from specdec.narrate import spec_example
 from specdec.sampled_runs import SampledRun, SampledRuns, deviation_guide
 from specdec.sampling import sample_steps
 

@@ -9,7 +9,7 @@ import specdec.sampling as sampling
 from specdec import sample_draft, speculative_step
 from specdec.goodness_of_fit import check_steps, compare_steps, goodness_of_fit
 from specdec.output_law import position_tokens, token_count_law
-from specdec.rows import random_rows, spec_example
+from specdec.narrate import random_rows, spec_example
 from specdec.sampling import sample_steps
 
 # (γ, V, closeness, seed): short and long drafts, tiny and large vocabularies, far and close drafts.

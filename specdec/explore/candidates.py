@@ -14,7 +14,7 @@ import numpy as np
 from .. import palette
 from ..goodness_of_fit import format_p_value, goodness_of_fit
 from ..validation import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX, Between, Count, OneOf, checked
-from ..rows import token_labels
+from ..narrate import token_labels
 from ..theory import tv_distance
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate

@@ -12,7 +12,7 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette
 from ..output_law import position_law
-from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
+from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..validation import DERIVATION_VOCAB_MAX, Distribution, checked
 from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top, role_style,
                     styled)

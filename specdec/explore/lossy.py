@@ -13,7 +13,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .. import palette
-from ..rows import token_labels
+from ..narrate import token_labels
 from ..validation import Between, OneOf, checked
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target

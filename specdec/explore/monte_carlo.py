@@ -16,7 +16,7 @@ from .. import palette
 from ..broken_rules import BROKEN_RULES
 from ..goodness_of_fit import format_p_value
 from ..output_law import reach_probabilities, token_count_law
-from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
+from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks

@@ -24,7 +24,7 @@ from .. import palette, validation
 from ..core import acceptance_rate, expected_tokens, residual_distribution
 from ..validation import (GAMMA_SLIDER_MAX, ONE_TOKEN_VOCAB_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MIN,
                           Count, Probability, checked)
-from ..rows import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
+from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
 from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top,
                     role_style, styled, table)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import palette
 from ..core import acceptance_rate
-from ..rows import token_labels
+from ..narrate import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from ..validation import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX, Between, Count, checked

@@ -1,10 +1,10 @@
 """One verify step of speculative decoding, revealed one random draw at a time.
 
-The explorer decides nothing itself. `specdec.rows.seeded_step` makes and records the step from the
+The explorer decides nothing itself. `specdec.narrate.seeded_step` makes and records the step from the
 seed (the recipe is written out there), and `specdec.narrate.frame_at` says what the first k draws
 reveal; the explorer only chooses k. So the tokens it shows at the end are exactly what
 `speculative_step` returns for the same seed. What is simplified: the rows are random Dirichlet draws
-rather than the outputs of two language models (see `specdec.rows`).
+rather than the outputs of two language models (see `specdec.narrate`).
 
 The figure has four panels: (1) the rows pᵢ and qᵢ at the position under test, the drafted token xᵢ
 marked; (2) the test on a number line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace
@@ -27,7 +27,7 @@ from .. import palette
 from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
                           Probability, checked)
 from ..narrate import draw_total, frame_at, narrate_trace, subscript
-from ..rows import seeded_step, token_labels
+from ..narrate import seeded_step, token_labels
 from ..core import acceptance_rates, expected_tokens_for_rates
 from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
                     new_figure, nice_top, role_patch, role_style, styled)
@@ -78,7 +78,7 @@ class VerifyStepFigure:
     Examples
     --------
     >>> from specdec import trace_step
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
     >>> picture = VerifyStepFigure()
     >>> picture.update(trace, frame_at(trace, 3), token_labels(4))
@@ -462,7 +462,7 @@ def draw_count(frame) -> str:
     """"Draw k" while the step runs; its total only once it is over, so it does not tell the outcome early.
 
     >>> from specdec import trace_step
-    >>> from specdec.rows import spec_example
+    >>> from specdec.narrate import spec_example
     >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
     >>> draw_count(frame_at(trace, 0)), draw_count(frame_at(trace, 3))
     ('Draw 0', 'Draw 3 of 3: the step is over')
@@ -482,7 +482,7 @@ class VerifyStepExplorer(Explorer):
     seed : int in 0 … 999
         Seed of the one generator that makes the rows, the draft tokens and the step's draws.
     closeness : float in [0, 1]
-        How close the draft rows are to the target rows (see `specdec.rows.random_rows`).
+        How close the draft rows are to the target rows (see `specdec.narrate.random_rows`).
     rows : str
         "random", or a step of the worked example: "example A B", "example D A", "example A A"
         (which set the seed to 0, 0 and 3, the worked examples' seeds).

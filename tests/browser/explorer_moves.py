@@ -24,7 +24,7 @@ import numpy as np
 
 import specdec
 from specdec.narrate import narrate_trace
-from specdec.rows import random_rows, spec_example, token_labels
+from specdec.narrate import random_rows, spec_example, token_labels
 
 
 @dataclass(frozen=True)
