@@ -1,28 +1,18 @@
 """`check(name, function)`: run a learner's function on every case, compare it with specdec's, and
 name the mistake behind the first failure.
 
-For each case the learner's function, the reference and every known mistake get fresh copies of
-the same inputs (and, for the verify step, a fresh generator in the same state). A call is recorded
-as an `Outcome`: its value or exception, the inputs it changed, whether it drew from numpy's or
-Python's global generator (whose state is put back), the generator's state afterwards. Nothing the
-learner's code does can make `check` fail or hang: exceptions, NaN and odd return values become
-feedback, numpy's warnings are silenced, and a call that has not returned within its time limit is
-stopped by a trace function (``sys.settrace``) that raises `TimedOut` at its next line.
+Each call gets fresh copies of the case's inputs (and generator) and is recorded as an `Outcome`:
+value or exception, inputs changed, use of numpy's or Python's global generator (put back after),
+the generator's state. Exceptions, NaN and odd values become feedback; a call still running after
+its time limit is stopped by a trace function (``sys.settrace``) raising `TimedOut`. Problems are
+found in the order a learner should fix them: an exception, the global generator, a changed input,
+a wrong value (floats within a relative 1e-9), the generator's state, the type of a right value.
+The hint comes from the problem itself, from what the failing case shows (`mistakes.SYMPTOMS`), or
+from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces —
+on every case for the verify step, on every wrongly answered case for the others.
 
-The first thing wrong with an outcome is found in the order a learner should fix things: an
-exception, the global generator, a changed input, a wrong value, the generator left in another
-state, then the type of a right value. Floats agree within a relative 1e-9 (a textbook formula and
-the reference's rounding-safe one differ in the last digits); tokens and generator states exactly.
-
-The hint for a failure comes, in this order, from the problem itself (a type, a changed input), from
-what the failing case gives away (`mistakes.SYMPTOMS`), or from the known wrong versions
-(`mistakes.MISTAKES`): each is run on the same cases, and the first whose outcomes the learner's
-function reproduces is named — on every case for the verify step, whose random draws tell apart
-mistakes that agree on most seeds; on every case whose value is wrong for the others. If nothing
-matches, the feedback still shows the failing case in full, and for the verify step what the
-correct rule does on it, draw by draw.
-
-What is simplified: the checker can only name mistakes it knows, and the time limit stops a Python
+What is simplified: the checker can only name mistakes it knows (an unknown one still gets the
+failing case, and for the verify step the correct rule's draws); the time limit stops a Python
 loop, not a single long call inside numpy's compiled code.
 """
 
@@ -45,16 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import core, palette, theory
-from ..validation import InstanceOf, checked
+from .. import core, palette
+from ..validation import DEFAULT_MAX_GAMMA, InstanceOf, checked
 from . import cases as _cases
 from .cases import Case
-from .mistakes import MISTAKES, SYMPTOMS, Mistake
+from .mistakes import MISTAKES, SYMPTOMS
 
 #: Seconds the learner's function may take on one case; the reference takes well under a millisecond.
 TIME_LIMIT = 5.0
-#: How many draws `draws_made` looks through before it gives up.
-MAX_COUNTED_DRAWS = 256
 #: Width the prose rows (hints) are wrapped to in the text form.
 TEXT_WIDTH = 100
 
@@ -63,20 +51,26 @@ NOT_IMPLEMENTED = ("replace `raise NotImplementedError` in the cell above with y
 TIMED_OUT = ("your function did not return in time: look for a loop that never ends, such as a `while` loop "
              "whose condition never changes or a counter that is never moved on. Call it on the inputs above "
              "by itself; if it hangs, interrupt the kernel (the ■ button).")
+GLOBAL_RNG = ("you drew from numpy's global generator (np.random.random, np.random.choice, …) or Python's "
+              "random module: draw from the rng argument instead (rng.random(), rng.choice(V, p=…)), so that "
+              "the caller's seed decides the tokens.")
+NUMPY_INTEGERS = ("return Python ints, not numpy integers: an element of a numpy array, np.argmax and rng.choice "
+                  "over an array all give numpy integers, so convert each with int(…) before you return it.")
+RETURN_FLOAT = "return one Python float."
+RETURN_ARRAY = "return a numpy float array of shape (V,), e.g. np.asarray(values, dtype=float)."
+RETURN_TOKEN_LIST = "return a list of Python ints, e.g. [0, 1, 2]."
+RETURN_PAIR = "return a tuple (γ, speedup): return best_gamma, best_speedup."
 
 # --- Running one case ----------------------------------------------------------------------------
 
 
 class TimedOut(BaseException):
-    """Raised inside a learner's function whose time is up; a BaseException, like KeyboardInterrupt,
-    so that an ``except Exception`` in the learner's code does not swallow it."""
+    """Raised in a learner's function whose time is up (an ``except Exception`` does not catch it)."""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one call did: its value or error, the parameters whose arrays or lists it changed (and what
-    they then held), those whose arrays share memory with the value returned, the generator's state
-    afterwards, whether it drew from a global generator, whether it was stopped."""
+    """What one call did; `aliased_inputs` are the parameters whose arrays share memory with the value."""
 
     value: object = None
     error: Exception | None = None
@@ -134,19 +128,15 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
                        or now[3:] != numpy_state[3:] or random.getstate() != python_state)
     np.random.set_state(numpy_state)
     random.setstate(python_state)
-    changed, changed_values, aliased = [], [], []
-    for (parameter, original), given in zip(case.inputs, arguments):
-        if not _unchanged(given, original):
-            changed.append(parameter)
-            changed_values.append(given)
-        if isinstance(value, np.ndarray) and isinstance(given, np.ndarray) and np.shares_memory(value, given):
-            aliased.append(parameter)
+    changed = [(name, given) for (name, original), given in zip(case.inputs, arguments) if not _same(given, original)]
+    aliased = tuple(name for (name, _), given in zip(case.inputs, arguments) if isinstance(value, np.ndarray)
+                    and isinstance(given, np.ndarray) and np.shares_memory(value, given))
     rng_state = arguments[-1].bit_generator.state if case.seed is not None else None
-    return Outcome(value, error, tuple(changed), tuple(changed_values), tuple(aliased), rng_state, used_global_rng,
-                   timed_out)
+    return Outcome(value, error, tuple(name for name, _ in changed), tuple(given for _, given in changed), aliased,
+                   rng_state, used_global_rng, timed_out)
 
 
-def _unchanged(given, original) -> bool:
+def _same(given, original) -> bool:
     if isinstance(original, np.ndarray):
         return (isinstance(given, np.ndarray) and given.shape == original.shape
                 and given.dtype == original.dtype and np.array_equal(given, original))
@@ -160,9 +150,7 @@ _LIBRARY_DIRECTORIES = tuple(os.path.realpath(path) + os.sep for path in (
 
 
 def where_it_raised(error: Exception) -> str | None:
-    """The line of the learner's own code where `error` was raised or passed through: frames inside
-    numpy, specdec and the standard library are skipped, so a ``rng.choice`` that refuses NaN
-    probabilities is reported at the learner's line that called it."""
+    """The line of the learner's own code where `error` was raised or passed through."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         compiled = frame.filename.endswith((".pyx", ".pxd")) or frame.filename.startswith("<frozen")
         if compiled or os.path.realpath(frame.filename).startswith(_LIBRARY_DIRECTORIES):
@@ -175,21 +163,10 @@ def where_it_raised(error: Exception) -> str | None:
 
 # --- Comparing one outcome with the reference's --------------------------------------------------
 
-GLOBAL_RNG = ("you drew from numpy's global generator (np.random.random, np.random.choice, …) or Python's "
-              "random module: draw from the rng argument instead (rng.random(), rng.choice(V, p=…)), so that "
-              "the caller's seed decides the tokens.")
-NUMPY_INTEGERS = ("return Python ints, not numpy integers: an element of a numpy array, np.argmax and rng.choice "
-                  "over an array all give numpy integers, so convert each with int(…) before you return it.")
-RETURN_FLOAT = "return one Python float."
-RETURN_ARRAY = "return a numpy float array of shape (V,), e.g. np.asarray(values, dtype=float)."
-RETURN_TOKEN_LIST = "return a list of Python ints, e.g. [0, 1, 2]."
-RETURN_PAIR = "return a tuple (γ, speedup): return best_gamma, best_speedup."
-
 
 @dataclass(frozen=True)
 class Problem:
-    """What is wrong with one outcome; kind is "error", "global_rng", "changed_input", "value",
-    "draws", "aliased" or "type"."""
+    """What is wrong with one outcome: "error", "global_rng", "changed_input", "value", "draws", "aliased", "type"."""
 
     kind: str
     summary: str
@@ -223,7 +200,7 @@ def as_number(value) -> float | None:
     return None
 
 
-def _as_vector(value) -> np.ndarray | None:
+def as_vector(value) -> np.ndarray | None:
     if not isinstance(value, (np.ndarray, list, tuple)):
         return None
     try:
@@ -267,23 +244,7 @@ def _float_type(value, what: str = "the value") -> Problem | None:
     return Problem("type", f"{what} is right but it is {describe_type(value)}, not a Python float", RETURN_FLOAT)
 
 
-def _compare_float(expected, got) -> Problem | None:
-    number = as_number(got.value)
-    if number is None:
-        return Problem("type", f"your function returned {describe_type(got.value)}, not a number", RETURN_FLOAT)
-    return Problem("value", "the value differs") if not close(number, expected.value) else _float_type(got.value)
-
-
-def _compare_residual(expected, got) -> Problem | None:
-    vector = _as_vector(got.value)
-    if vector is None:
-        dtype = getattr(got.value, "dtype", None)
-        what = describe_type(got.value) + (f" of {dtype}" if dtype is not None else "")
-        return Problem("type", f"your function returned {what}, not an array of real numbers", RETURN_ARRAY)
-    if vector.shape != expected.value.shape:
-        return Problem("value", f"the shape is {vector.shape}, not {expected.value.shape}")
-    if not np.allclose(vector, expected.value, rtol=0, atol=1e-9):
-        return Problem("value", "the values differ")
+def _array_type(got) -> Problem | None:
     if got.aliased_inputs:
         return Problem("aliased", f"the values are right, but the array you returned is {got.aliased_inputs[0]} "
                                   "itself (or a view of it)",
@@ -296,31 +257,15 @@ def _compare_residual(expected, got) -> Problem | None:
     return None
 
 
-def _compare_step(expected, got) -> Problem | None:
-    tokens = as_tokens(got.value)
-    if tokens is None:
-        return Problem("type", f"your function returned {describe_type(got.value)}, not a list of token ids",
-                       RETURN_TOKEN_LIST)
-    if tokens != expected.value:
-        return Problem("value", "the tokens differ")
-    if got.rng_state != expected.rng_state:
-        return Problem("draws", "the tokens are right, but rng ended in another state than the rule leaves it in")
+def token_list_type(got) -> Problem | None:
     if not isinstance(got.value, list):
         return Problem("type", f"the tokens are right but you returned {describe_type(got.value)}", RETURN_TOKEN_LIST)
     kinds = sorted({type(token).__name__ for token in got.value if type(token) is not int})
-    if kinds:
-        return Problem("type", f"the tokens are right but they are numpy integers ({', '.join(kinds)})",
-                       NUMPY_INTEGERS)
-    return None
+    return Problem("type", f"the tokens are right but they are numpy integers ({', '.join(kinds)})",
+                   NUMPY_INTEGERS) if kinds else None
 
 
-def _compare_pair(expected, got) -> Problem | None:
-    pair = _as_pair(got.value)
-    if pair is None:
-        return Problem("type", f"your function returned {describe_type(got.value)}, not a pair (γ, speedup)",
-                       RETURN_PAIR)
-    if pair[0] != expected.value[0] or not close(pair[1], expected.value[1]):
-        return Problem("value", "the best γ or its speedup differs")
+def _pair_type(got) -> Problem | None:
     if not isinstance(got.value, tuple):
         return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_PAIR)
     if type(got.value[0]) is not int:
@@ -330,16 +275,18 @@ def _compare_pair(expected, got) -> Problem | None:
 
 @dataclass(frozen=True)
 class ResultKind:
-    """What an exercise returns: `compare` finds what is wrong with an outcome against the reference's,
-    `normalise` turns a value into what two outcomes must agree on (None if it is not such a value)
-    and `agree` says whether two normalised values do."""
+    """What an exercise returns: `normalise` turns a value into one to compare (None if it is not such
+    a value, which is a type problem); `differs(a, b)` says how two normalised values differ (None if
+    they agree); `right_type(outcome)` is the problem with a right value's type, if any."""
 
-    compare: Callable
+    noun: str
+    return_hint: str
     normalise: Callable
-    agree: Callable
+    differs: Callable
+    right_type: Callable
+    with_dtype: bool = False
 
     def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
-        """The first thing wrong with `got`, compared with the reference's `expected`; None if nothing."""
         if got.error is not None:
             return Problem("error", f"your function raised {got.error_text}")
         if got.used_global_rng:
@@ -351,32 +298,48 @@ class ResultKind:
                            "passed in", f"you changed the caller's array ({listed}): the caller still needs it. Work "
                            "on new arrays (p - q makes a new one, p -= q overwrites p), or copy first with "
                            "np.array(target, dtype=float).")
-        return self.compare(expected, got)
+        value = self.normalise(got.value)
+        if value is None:
+            dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
+            what = describe_type(got.value) + (f" of {dtype}" if dtype is not None else "")
+            return Problem("type", f"your function returned {what}, not {self.noun}", self.return_hint)
+        differs = self.differs(value, self.normalise(expected.value))
+        if differs:
+            return Problem("value", differs)
+        if got.rng_state != expected.rng_state:
+            return Problem("draws", "the tokens are right, but rng ended in another state than the rule leaves it in")
+        return self.right_type(got)
 
     def same_result(self, first: Outcome, second: Outcome) -> bool:
-        """The same exception type, or the same value (up to tolerance and Python/numpy types) and the
-        same generator state: what matters for naming a mistake."""
+        """The same exception type, or the same value (up to tolerance) and generator state."""
         if first.error is not None or second.error is not None:
             return type(first.error) is type(second.error)
         a, b = self.normalise(first.value), self.normalise(second.value)
         return first.rng_state == second.rng_state and (a is None and b is None or (
-            a is not None and b is not None and self.agree(a, b)))
+            a is not None and b is not None and not self.differs(a, b)))
 
 
-FLOAT = ResultKind(_compare_float, as_number, lambda a, b: close(a, b) or (math.isnan(a) and math.isnan(b)))
-DISTRIBUTION = ResultKind(_compare_residual, _as_vector,
-                          lambda a, b: a.shape == b.shape and np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True))
-TOKENS = ResultKind(_compare_step, as_tokens, lambda a, b: a == b)
-GAMMA_AND_SPEEDUP = ResultKind(_compare_pair, _as_pair, lambda a, b: a[0] == b[0] and close(a[1], b[1]))
+def _vectors_differ(a, b) -> str | None:
+    if a.shape != b.shape:
+        return f"the shape is {a.shape}, not {b.shape}"
+    return None if np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True) else "the values differ"
+
+
+FLOAT = ResultKind("a number", RETURN_FLOAT, as_number, lambda a, b: None if close(a, b) or (
+    math.isnan(a) and math.isnan(b)) else "the value differs", lambda got: _float_type(got.value))
+DISTRIBUTION = ResultKind("an array of real numbers", RETURN_ARRAY, as_vector, _vectors_differ, _array_type, True)
+TOKENS = ResultKind("a list of token ids", RETURN_TOKEN_LIST, as_tokens,
+                    lambda a, b: None if a == b else "the tokens differ", token_list_type)
+GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, lambda a, b: None if a[0] == b[0] and close(
+    a[1], b[1]) else "the best γ or its speedup differs", _pair_type)
 
 # --- The exercises ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One function the learner writes: specdec's own `reference`, the `cases` it is checked on (in
-    order), what it returns (`result`), what a pass means, and optionally how to `explain` what the
-    reference does on a case."""
+    """One function the learner writes: specdec's `reference`, its `cases`, what it returns (`result`), what
+    a pass means, and optionally how to `explain` what the reference does on a case."""
 
     name: str
     reference: Callable
@@ -386,7 +349,7 @@ class Exercise:
     explain: Callable[[Case], str] | None = None
 
     @property
-    def mistakes(self) -> tuple[Mistake, ...]:
+    def mistakes(self) -> tuple:
         return tuple(MISTAKES.get(self.name, ()))
 
 
@@ -401,18 +364,16 @@ def explain_step(case: Case) -> str:
     trace = core.trace_step(target_probs, draft_probs, draft_tokens, rng)
     lines = []
     for position in trace.positions:
-        u, threshold, token = position.uniform, position.acceptance_probability, position.draft_token
+        u, threshold, token, i = position.uniform, position.acceptance_probability, position.draft_token, position.index
         d = _digits_to_tell_apart(u, threshold)
-        lines.append(f"position {position.index}: draft token {token}, p({token}) = {position.target_prob:.{d}g}, "
+        lines.append(f"position {i}: draft token {token}, p({token}) = {position.target_prob:.{d}g}, "
                      f"q({token}) = {position.draft_prob:.{d}g}; u = {u:.{d}g} {'<' if position.accepted else '≥'} "
                      f"min(1, p/q) = {threshold:.{d}g}: {'accepted' if position.accepted else 'rejected'}")
         if not position.accepted:
-            i = position.index
-            if np.maximum(target_probs[i] - draft_probs[i], 0.0).sum() > 0:
-                vector = position.residual
-                source = f"the residual {'(V = %d)' % vector.size if vector.size > 8 else _short(vector)}"
-            else:
-                source = "p itself (max(0, p − q) has no mass here: the fallback)"
+            vector = position.residual
+            source = (f"the residual {f'(V = {vector.size})' if vector.size > 8 else _short(vector)}"
+                      if np.maximum(target_probs[i] - draft_probs[i], 0.0).sum() > 0
+                      else "p itself (max(0, p − q) has no mass here: the fallback)")
             lines.append(f"    replacement drawn from {source}: token {position.resampled_token}, and the step ends")
     if trace.all_accepted:
         every = "every draft token accepted" if trace.positions else "no draft tokens"
@@ -435,6 +396,16 @@ def _digits_to_tell_apart(u: float, threshold: float) -> int:
     return 17
 
 
+def best_gamma(alpha, c) -> tuple[int, float]:
+    """specdec.theory.optimal_gamma's answer over γ = 1 … 20: the largest speedup, the smallest γ on a tie."""
+    best = (1, core.speedup(alpha, 1, c))
+    for gamma in range(2, DEFAULT_MAX_GAMMA + 1):
+        value = core.speedup(alpha, gamma, c)
+        if value > best[1]:
+            best = (gamma, value)
+    return best
+
+
 EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (
     Exercise("acceptance_rate", core.acceptance_rate, _cases.pair_cases, FLOAT,
              "each value within 1e-9 of specdec.acceptance_rate's, returned as a Python float, and your inputs "
@@ -447,9 +418,9 @@ EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (
              "order), a list of Python ints, and your inputs left unchanged", explain_step),
     Exercise("expected_tokens", core.expected_tokens, _cases.expected_tokens_cases, FLOAT,
              "each value within a relative 1e-9 of specdec.expected_tokens's, returned as a Python float"),
-    Exercise("speedup", theory.speedup, _cases.speedup_cases, FLOAT,
+    Exercise("speedup", core.speedup, _cases.speedup_cases, FLOAT,
              "each value within a relative 1e-9 of specdec.speedup's, returned as a Python float"),
-    Exercise("optimal_gamma", theory.optimal_gamma, _cases.optimal_gamma_cases, GAMMA_AND_SPEEDUP,
+    Exercise("optimal_gamma", best_gamma, _cases.optimal_gamma_cases, GAMMA_AND_SPEEDUP,
              "the same best γ and speedup as specdec.optimal_gamma, returned as a tuple (int, float)"),
 )}
 
@@ -459,9 +430,9 @@ EXERCISE_NAMES = tuple(EXERCISES)
 # --- Naming the mistake ----------------------------------------------------------------------------
 
 
-def draws_made(case: Case, state: dict | None, limit: int = MAX_COUNTED_DRAWS) -> int | None:
-    """How many 64-bit draws take the case's fresh generator to `state`; None if not within `limit`.
-    Every draw the rule makes, ``rng.random()`` or ``rng.choice(V, p=…)``, uses one 64-bit output.
+def draws_made(case: Case, state: dict | None, limit: int = 256) -> int | None:
+    """How many 64-bit draws (one per ``rng.random()`` or ``rng.choice(V, p=…)``) take the case's fresh
+    generator to `state`; None if not within `limit`.
 
     >>> case = _cases.step_cases()[0]
     >>> rng = case.generator()
@@ -528,34 +499,16 @@ class Row:
 
 @dataclass(frozen=True, repr=False)
 class CheckResult:
-    """What `check` found: whether the function passed, and feedback a learner can act on.
-
-    It shows the same rows as plain text (`message`) and as HTML in a notebook. No colour carries
-    meaning alone: the headline starts with ✓ or ✗ and says in words what happened.
-
-    Attributes
-    ----------
-    name : str
-        The exercise ("speculative_step", …).
-    status : str
-        "passed", "failed" or "not implemented".
-    headline : str
-        The first line of the feedback, starting with ✓ or ✗.
-    rows : tuple of Row
-        The details: the failing case's inputs, what was expected, what came back, the hint, …
-    hint : str or None
-        The hint for the mistake the failure matches, if one does.
-    case : Case or None
-        The first failing case; ``result.case.arguments()`` gives fresh copies of its inputs
-        (and a fresh generator), to call your function on it again.
+    """What `check` found: `status` ("passed", "failed" or "not implemented"), a `headline` starting with
+    ✓ or ✗ (no colour carries meaning alone), the `rows` of feedback (inputs, expected, got, hint, …),
+    the `hint` if the failure matches a known mistake, and the first failing `case`
+    (``result.case.arguments()`` gives its inputs again). Shown as text (`message`) and as HTML.
 
     Examples
     --------
     >>> result = CheckResult("speedup", "passed", "✓ speedup: all 3 cases pass")
-    >>> result.passed, bool(result)
-    (True, True)
-    >>> result
-    ✓ speedup: all 3 cases pass
+    >>> result.passed, bool(result), result
+    (True, True, ✓ speedup: all 3 cases pass)
     """
 
     name: str
@@ -589,18 +542,14 @@ class CheckResult:
         cells = []
         for row in self.rows:
             text = html.escape(row.text)
-            if row.code:
-                text = f'<pre style="margin:0; white-space:pre-wrap; text-align:left">{text}</pre>'
-            else:
-                text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-            cells.append(
-                '<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; '
-                'padding:0.15em 1em 0.15em 0">'
-                f'{html.escape(row.label)}</th><td style="text-align:left; vertical-align:top; padding:0.15em 0">'
-                f"{text}</td></tr>")
+            text = (f'<pre style="margin:0; white-space:pre-wrap; text-align:left">{text}</pre>' if row.code
+                    else re.sub(r"`([^`]+)`", r"<code>\1</code>", text))
+            cells.append('<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; '
+                         f'padding:0.15em 1em 0.15em 0">{html.escape(row.label)}</th><td style="text-align:left; '
+                         f'vertical-align:top; padding:0.15em 0">{text}</td></tr>')
         # Inline styles override JupyterLab's, which centre tables and fix their layout.
-        table_style = "border-collapse:collapse; table-layout:auto; margin:0.3em auto 0 0"
-        table = f'<table style="{table_style}">{"".join(cells)}</table>' if cells else ""
+        table = (f'<table style="border-collapse:collapse; table-layout:auto; margin:0.3em auto 0 0">{"".join(cells)}'
+                 '</table>' if cells else "")
         return (f'<div style="border-left:0.35em solid {colour[self.status]}; padding:0.3em 0.8em; margin:0.2em 0">'
                 f'<div style="font-weight:bold">{html.escape(self.headline)}</div>{table}</div>')
 
@@ -621,14 +570,10 @@ def show(value, precision: int = 4, indent: int = 0) -> str:
 
 def _show_inputs(case: Case) -> str:
     width = max(len(parameter) for parameter in case.parameters)
-    lines = []
-    for parameter, value in zip(case.parameters, case.arguments()):
-        if isinstance(value, np.random.Generator):
-            text = case.generator_text().replace("\n", "\n" + " " * (width + 3))
-        else:
-            text = show(value, precision=case.precision, indent=width + 3)
-        lines.append(f"{parameter:<{width}} = {text}")
-    return "\n".join(lines)
+    return "\n".join(f"{parameter:<{width}} = " + (
+        case.generator_text().replace("\n", "\n" + " " * (width + 3)) if isinstance(value, np.random.Generator)
+        else show(value, precision=case.precision, indent=width + 3))
+        for parameter, value in zip(case.parameters, case.arguments()))
 
 
 def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) -> str:
@@ -650,12 +595,6 @@ def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) ->
     return text
 
 
-def _try_it(name: str, function) -> Row:
-    yours = getattr(function, "__name__", "")
-    yours = yours if yours.isidentifier() else name
-    return Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
-
-
 def _what_the_cases_are(cases) -> str:
     counts = {source: sum(case.source == source for case in cases) for source in ("worked", "paper", "edge", "random")}
     parts = [text for count, text in (
@@ -666,13 +605,17 @@ def _what_the_cases_are(cases) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
-def _exercise_name(value, name, arguments) -> str:
-    listed = ", ".join(map(repr, EXERCISE_NAMES))
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be the exercise's name as a string, one of {listed}; got {type(value).__name__}")
-    if value not in EXERCISES:
-        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
-    return value
+def exercise_name(registry: dict):
+    """An argument check: a string naming one of the exercises in `registry`."""
+    def check_name(value, name, arguments) -> str:
+        listed = ", ".join(map(repr, registry))
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be the exercise's name as a string, one of {listed}; got "
+                            f"{type(value).__name__}")
+        if value not in registry:
+            raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+        return value
+    return check_name
 
 
 def _seconds(value, name, arguments):
@@ -681,8 +624,11 @@ def _seconds(value, name, arguments):
     return value
 
 
-@checked(name=_exercise_name, function=InstanceOf(Callable, "the function you wrote (a callable)"),
-         time_limit=_seconds)
+#: The checks of `check` (and of the capstones' check): the exercise's name, a callable, a time limit.
+CHECK_ARGUMENTS = dict(function=InstanceOf(Callable, "the function you wrote (a callable)"), time_limit=_seconds)
+
+
+@checked(name=exercise_name(EXERCISES), **CHECK_ARGUMENTS)
 def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     """Check your implementation of one exercise of the exercises notebook against specdec's.
 
@@ -713,9 +659,15 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     >>> result.case.label, result.hint.startswith("at α = 1 the formula divides by zero")
     ('worked example (α = 1: every draft token passes)', True)
     """
-    exercise = EXERCISES[name]
-    cases = exercise.cases()
-    got = []
+    return check_exercise(EXERCISES[name], function, time_limit)
+
+
+def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT) -> CheckResult:
+    """`check`'s work for one exercise, on arguments already checked (the capstones reuse it)."""
+    name, cases, got = exercise.name, exercise.cases(), []
+    yours = getattr(function, "__name__", "")
+    yours = yours if yours.isidentifier() else name
+    try_it = Row("try it", f'result = check("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
     for index, case in enumerate(cases):
         outcome = run(function, case, time_limit)
         if isinstance(outcome.error, NotImplementedError):
@@ -723,7 +675,7 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
                                (Row("to do", NOT_IMPLEMENTED),))
         if outcome.timed_out:
             rows = (Row("problem", f"your function had not returned after {time_limit:g} s, so the check stopped it"),
-                    Row("inputs", _show_inputs(case), code=True), Row("hint", TIMED_OUT), _try_it(name, function))
+                    Row("inputs", _show_inputs(case), code=True), Row("hint", TIMED_OUT), try_it)
             return CheckResult(name, "failed", f"✗ {name} did not finish on case {index + 1} of {len(cases)}: "
                                f"{case.label}", rows, TIMED_OUT, case)
         got.append(outcome)
@@ -742,8 +694,6 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     if exercise.explain is not None and problem.kind in ("value", "draws", "error"):
         rows.append(Row("the rule", exercise.explain(case), code=True))
     rows += [Row(label, text) for label, text in (("hint", hint), ("in practice", in_practice)) if text]
-    rows.append(_try_it(name, function))
     headline = f"✗ {name} fails on case {index + 1} of {len(cases)}: {case.label}"
-    if len(failing) > 1:
-        headline += f" ({len(failing)} cases fail in all)"
-    return CheckResult(name, "failed", headline, tuple(rows), hint, case)
+    headline += f" ({len(failing)} cases fail in all)" if len(failing) > 1 else ""
+    return CheckResult(name, "failed", headline, (*rows, try_it), hint, case)

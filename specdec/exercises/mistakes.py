@@ -1,18 +1,14 @@
-"""The mistakes learners make, each with the hint that names it, written beside it.
+"""The mistakes learners make: each a small wrong function, with the hint that names it beside it.
 
-Two kinds. A `Mistake` is a wrong version of an exercise, registered with ``@mistake(exercise,
-hint)``: the checker runs it on the same cases as the learner's function, and if the learner's
-outputs are its outputs, its hint is the one shown. A `Symptom` is a mistake that the failing case
-alone gives away (NaN where max(0, p − q) has no mass, infinity at α = 1, …), tried before the
-wrong versions are run; a `last_resort` symptom only if none of them matches.
+A `Mistake` is run by the checker on the same cases as the learner's function; if the learner's
+outcomes are its outcomes, its hint is shown (the first that matches, so the most specific come
+first). A `Symptom` is a mistake the failing case alone gives away (NaN where max(0, p − q) has no
+mass, infinity at α = 1, …), tried before the wrong functions; a `last_resort` one only after them.
 
-Each wrong version marks its mistake with the comment ``# the mistake``; everything else is right,
-so only the mistake changes the outputs. The wrong verify steps — the slips of a first
-implementation: drawing in another order (which changes the tokens a seed gives, not the output
-law), going on after a rejection, forgetting the replacement, taking the residual's argmax, the
-ratio upside down — are written exactly like `specdec.core.verify`, so that a line diff against it
-shows only the marked lines (tests/test_rule_variants.py). After them come the broken rules of
-`specdec.broken_rules`, which notebook 03 studies, with their own words.
+Each wrong function is written as a learner would write it and marks its mistake ``# the mistake``.
+The wrong verify steps are `right_step` with one part changed (its acceptance test, its replacement)
+or written out in full where the order of draws or the place it stops is the mistake. After a first
+implementation's slips come the broken rules of notebook 03 (`specdec.broken_rules`), with its words.
 
 >>> [m.name for m in MISTAKES["expected_tokens"]]
 ['exponent_gamma', 'untruncated', 'only_accepted']
@@ -27,47 +23,279 @@ from typing import Callable
 
 import numpy as np
 
-from ..broken_rules import BROKEN_RULES, EDGE_CASES
-from ..core import check_step_arguments, expected_tokens, normalised_for_choice, unchecked_residual
-from ..theory import speedup
+from ..core import expected_tokens, speedup
 
 
 @dataclass(frozen=True)
 class Mistake:
-    """A wrong implementation of one exercise and the hint that names what is wrong with it."""
+    """A wrong implementation of one exercise, the hint that names it, and where real code made it."""
 
     name: str
     function: Callable
     hint: str
     in_practice: str | None = None
-    """Where real code made the same mistake, if known."""
 
 
 @dataclass(frozen=True)
 class Symptom:
-    """A mistake told by the failing case and the learner's outcome alone: `shows(case, outcome)`."""
+    """A mistake told by the failing case and the outcome alone, `shows(case, outcome)`, for problems of
+    the given kinds ("value", "error", "draws") in the given exercises."""
 
     exercises: tuple[str, ...]
     kinds: tuple[str, ...]
-    """The kinds of problem it can explain ("value", "error", "draws")."""
     shows: Callable
     hint: str
     last_resort: bool = False
 
 
-#: Each exercise's wrong versions, the most specific first: the first the learner reproduces is named.
-MISTAKES: dict[str, list[Mistake]] = {}
+def residual(target, draft, fallback=None):
+    """A learner's norm(max(0, p − q)), with a float copy of target (or `fallback`) when it has no mass."""
+    excess = np.maximum(target - draft, 0.0)
+    mass = excess.sum()
+    return excess / mass if mass > 0 else np.array(target if fallback is None else fallback, dtype=float)
 
 
-def mistake(exercise: str, hint: str):
-    """Register the decorated function as a known wrong version of `exercise`, named by `hint`."""
-    def register(function):
-        MISTAKES.setdefault(exercise, []).append(Mistake(function.__name__.lstrip("_"), function, hint))
-        return function
-    return register
+def without_fallback(target, draft):
+    excess = np.maximum(target - draft, 0.0)
+    return excess / excess.sum()  # the mistake: no fallback, 0/0 = NaN where max(0, p − q) has no mass
 
 
-def _not_finite(value) -> bool:
+def accepts(rng, p_x, q_x) -> bool:
+    return rng.random() < min(1.0, p_x / q_x)
+
+
+def accepts_on_equal(rng, p_x, q_x) -> bool:
+    return rng.random() <= min(1.0, p_x / q_x)  # the mistake: <=, not <
+
+
+def flipped(rng, p_x, q_x) -> bool:
+    return rng.random() < (1.0 if q_x >= p_x else q_x / p_x)  # the mistake: min(1, q/p), not min(1, p/q)
+
+
+def right_step(p, q, tokens, rng, accepts=accepts, replacement=residual):
+    """A learner's verify step; the wrong steps change the part they pass in.
+
+    >>> right_step(np.array([[0.5, 0.5], [0.0, 1.0]]), np.array([[0.5, 0.5]]), [1], np.random.default_rng(0))
+    [1, 1]
+    """
+    output = []
+    for i, x in enumerate(tokens):
+        if accepts(rng, p[i, x], q[i, x]):
+            output.append(x)
+            continue
+        output.append(int(rng.choice(p.shape[1], p=replacement(p[i], q[i]))))
+        return output
+    return output + [int(rng.choice(p.shape[1], p=p[-1]))]
+
+
+def replacement_before_uniform(p, q, tokens, rng):
+    output = []
+    for i, x in enumerate(tokens):
+        replacement = int(rng.choice(p.shape[1], p=residual(p[i], q[i])))  # the mistake: drawn before u
+        if rng.random() < min(1.0, p[i, x] / q[i, x]):
+            output.append(x)
+            continue
+        return output + [replacement]
+    return output + [int(rng.choice(p.shape[1], p=p[-1]))]
+
+
+def step_with_ending(p, q, tokens, rng, ending):
+    """A verify step whose rejection ends as `ending` says: "return" (right), "continue", "break" (then
+    the bonus), "nothing" (no replacement), "argmax" (the residual's argmax); "no bonus" drops the bonus."""
+    output = []
+    for i, x in enumerate(tokens):
+        if rng.random() < min(1.0, p[i, x] / q[i, x]):
+            output.append(x)
+            continue
+        if ending == "nothing":
+            return output  # the mistake: no replacement token is drawn or appended
+        if ending == "argmax":
+            return output + [int(np.argmax(residual(p[i], q[i])))]  # the mistake: the argmax, not a draw
+        output.append(int(rng.choice(p.shape[1], p=residual(p[i], q[i]))))
+        if ending == "continue":
+            continue  # the mistake: no return, the loop goes on to the next draft token
+        if ending == "break":
+            break  # the mistake: break, then the bonus token is drawn too
+        return output
+    if ending == "no bonus":
+        return output  # the mistake: no bonus token drawn from the target's last row
+    return output + [int(rng.choice(p.shape[1], p=p[-1]))]
+
+
+def _uniforms_first(p, q, tokens, rng):
+    uniforms = iter([rng.random() for _ in tokens])  # the mistake: every uniform drawn before the loop
+    return right_step(p, q, tokens, rng, accepts=lambda rng, p_x, q_x: next(uniforms) < min(1.0, p_x / q_x))
+
+
+def _one_uniform_for_all(p, q, tokens, rng):
+    u = rng.random() if tokens else None  # the mistake: one uniform, drawn once before the loop
+    return right_step(p, q, tokens, rng, accepts=lambda rng, p_x, q_x: u < min(1.0, p_x / q_x))
+
+
+def _unprocessed_draft_in_ratio(p, q, tokens, rng):
+    sharpened = q**2 / (q**2).sum(axis=1, keepdims=True)  # the mistake: tokens from q' ∝ q^(1/0.5), ratio with q
+    return right_step(p, q, [int(rng.choice(p.shape[1], p=row)) for row in sharpened], rng)
+
+
+def _best_gamma(alpha, c, gammas=range(1, 21), better=lambda value, best: value > best) -> tuple[int, float]:
+    best = (None, -1.0)
+    for gamma in gammas:
+        value = speedup(alpha, gamma, c)
+        if better(value, best[1]):
+            best = (gamma, value)
+    return best
+
+
+def _argmax_as_gamma(alpha, c):
+    values = [speedup(alpha, gamma, c) for gamma in range(1, 21)]
+    best = int(np.argmax(values))
+    return best, values[best]  # the mistake: the position in the list, not γ = position + 1
+
+
+DRAW_ORDER = ("your draws are in a different order than the rule's: at each position draw u = rng.random(), "
+              "compare it, and at a rejection draw the replacement right away with rng.choice and stop. "
+              "Drawing all the uniforms first, or the replacement before u, uses the same stream in another "
+              "order, so the same seed gives other tokens.")
+STOP_AT_REJECTION = "stop at the first rejection: return right after appending the replacement token."
+RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
+                             "max(0, p − q) sums to 0, return a float copy of target instead.")
+FALLBACK_IS_TARGET = "when max(0, p − q) sums to 0, return a copy of target, not the uniform distribution or zeros."
+ALPHA_ONE = ("at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step "
+             "yields γ + 1 tokens: return float(gamma + 1) when alpha == 1.")
+ZERO_OVER_ZERO = ("at a token neither model can produce, p(x)/q(x) is 0/0 = NaN, and one NaN makes the sum NaN. "
+                  "α = Σ min(p(x), q(x)) needs no division: np.minimum(p, q).sum().")
+
+#: Each exercise's wrong versions, the most specific first; each lambda is a learner's whole function.
+MISTAKES: dict[str, list[Mistake]] = {
+    "acceptance_rate": [
+        Mistake("summed_max", lambda p, q: float(np.maximum(p, q).sum()),  # the mistake
+                "α sums the overlap min(p(x), q(x)); you summed max(p(x), q(x))."),
+        Mistake("total_variation", lambda p, q: float(0.5 * np.abs(p - q).sum()),  # the mistake
+                "you returned the total variation distance ½ Σ |p(x) − q(x)|, which is 1 − α."),
+        Mistake("summed_product", lambda p, q: float((p * q).sum()),  # the mistake
+                "α is Σ min(p(x), q(x)), not Σ p(x)·q(x)."),
+        Mistake("mean_not_sum", lambda p, q: float(np.minimum(p, q).mean()),  # the mistake
+                "sum min(p(x), q(x)) over the tokens; you took the mean (the sum divided by V)."),
+        Mistake("summed_ratios", lambda p, q: float(np.minimum(1.0, p / q).sum()),  # the mistake
+                "you summed the acceptance probabilities min(1, p(x)/q(x)); weight each by q(x), how often the "
+                "draft proposes x: Σ q(x)·min(1, p(x)/q(x)) = Σ min(p(x), q(x))."),
+    ],
+    "residual_distribution": [
+        Mistake("without_fallback", without_fallback, RESIDUAL_WITHOUT_FALLBACK),
+        Mistake("uniform_fallback", lambda p, q: residual(p, q, np.full(p.shape, 1 / p.size)),  # the mistake
+                FALLBACK_IS_TARGET),
+        Mistake("zero_fallback", lambda p, q: residual(p, q, np.zeros_like(p)), FALLBACK_IS_TARGET),  # the mistake
+        Mistake("not_normalised", lambda p, q: np.maximum(p - q, 0.0),  # the mistake
+                "divide max(0, p − q) by its sum, so that the residual sums to 1."),
+        Mistake("draft_minus_target", lambda p, q: residual(q, p, fallback=p),  # the mistake: q − p
+                "the residual is max(0, p − q), target minus draft: it puts mass where the target wants more "
+                "than the draft offered. You used q − p."),
+        Mistake("absolute_difference", lambda p, q: residual(np.abs(p - q), 0.0 * p, fallback=p),  # the mistake
+                "clip with max(0, p − q): |p − q| also counts the tokens the draft offered too much of, and those "
+                "must not be drawn again."),
+    ],
+    "speculative_step": [
+        Mistake("uniforms_first", _uniforms_first, DRAW_ORDER),
+        Mistake("replacement_before_uniform", replacement_before_uniform, DRAW_ORDER),
+        Mistake("continue_after_rejection", lambda *step: step_with_ending(*step, "continue"), STOP_AT_REJECTION),
+        Mistake("bonus_after_rejection", lambda *step: step_with_ending(*step, "break"), STOP_AT_REJECTION),
+        Mistake("no_replacement", lambda *step: step_with_ending(*step, "nothing"),
+                "at a rejection, append a replacement token drawn from the residual: every step emits at least "
+                "one token."),
+        Mistake("greedy_replacement", lambda *step: step_with_ending(*step, "argmax"),
+                "draw the replacement with rng.choice(V, p=residual); taking the residual's argmax is not a draw "
+                "from it."),
+        Mistake("ratio_flipped", lambda *step: right_step(*step, accepts=flipped),
+                "the acceptance probability is min(1, p(x)/q(x)), target over draft; you used q(x)/p(x)."),
+        # The broken rules of notebook 03 (specdec.broken_rules).
+        Mistake("resample_from_target", lambda *step: right_step(*step, replacement=lambda p, q: p),  # the mistake
+                "You drew the resampled token from p, not from the residual norm(max(0, p − q)).",
+                "Treating a rejection as an ordinary decoding step and sampling the target's own distribution, "
+                "forgetting that the accepted draft tokens already supplied min(p, q)."),
+        Mistake("resample_from_draft", lambda *step: right_step(*step, replacement=lambda p, q: q),  # the mistake
+                "You drew the resampled token from q, the draft, not from the residual norm(max(0, p − q)).",
+                "Reusing the draft model's sampler for the replacement token, so a rejected position is filled in "
+                "by the model whose proposal was just refused."),
+        Mistake("accept_with_target_probability",
+                lambda *step: right_step(*step, accepts=lambda rng, p_x, q_x: rng.random() < p_x),  # the mistake
+                "You accepted a token sampled from q with probability p(x), not min(1, p(x)/q(x)): q was dropped. "
+                "p(x) is the right threshold only for a draft that does not sample (q = δₓ, the deterministic-draft "
+                "rule of specdec.deterministic_draft).",
+                "Reusing the deterministic-draft rule (accept with p(x), as engines do for a greedy or lookup "
+                "draft) for a draft that samples from its softmax."),
+        Mistake("always_accept", lambda *step: right_step(*step, accepts=lambda rng, p_x, q_x: True),  # the mistake
+                "You never verified: every draft token was accepted.",
+                "Trusting the draft without the target's check, which is deploying the small model under another "
+                "name."),
+        Mistake("drop_bonus_token", lambda *step: step_with_ending(*step, "no bonus"),
+                "You dropped the bonus token: when every draft token passed, the step should still add one token "
+                "drawn from the target's last row p_γ.",
+                "An off-by-one in the verify step that forgets the target pass also scored the position after the "
+                "last draft token; the text stays right but every step is slower than the theory promises."),
+        Mistake("one_uniform_for_all", _one_uniform_for_all,
+                "You drew one uniform for the whole step and compared it at every position; each position needs "
+                "its own.",
+                "A random number generated once per step (or a random stream seeded identically at every position) "
+                "instead of once per position."),
+        Mistake("greedy_draft", lambda p, q, x, rng: right_step(p, q, np.argmax(q, 1).tolist(), rng),  # the mistake
+                "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only right for "
+                "tokens sampled from q. A greedy draft's distribution is the point mass δₓ: accept with p(x) and "
+                "resample from p without x (specdec.deterministic_draft).",
+                "A draft model decoded greedily while its softmax is used as q — the limit T → 0 of processing the "
+                "draft's logits for sampling but not for the ratio."),
+        Mistake("unprocessed_draft_in_ratio", _unprocessed_draft_in_ratio,
+                "You drew the draft tokens at temperature 0.5, from q' ∝ q², but put the unprocessed q in the ratio "
+                "(and the residual); both must use the distribution the draft token was drawn from.",
+                "A logits processor (temperature, top-k, top-p) applied to the draft's logits before sampling, while "
+                "the acceptance ratio is computed from the draft's raw softmax."),
+        Mistake("swapped_roles", lambda *step: right_step(*step, accepts=flipped,  # the mistake: max(0, q − p) too
+                                                          replacement=lambda p_i, q_i: residual(q_i, p_i)),
+                "You swapped p and q: the ratio is p(x)/q(x) (target over draft), and the residual is max(0, p − q).",
+                "Mixing up notations: some papers and engines call the draft p and the target q."),
+        Mistake("accept_on_equal", lambda *step: right_step(*step, accepts=accepts_on_equal),
+                "You accepted when u <= p(x)/q(x); the comparison must be strict, u < p(x)/q(x).",
+                "Accepting a token with p(x) = 0 when the uniform draw is exactly 0."),
+        Mistake("residual_without_fallback", lambda *step: right_step(*step, replacement=without_fallback),
+                "Your residual divides by its own mass, which is 0 when p ≤ q everywhere: 0/0 is NaN.",
+                "A residual that is NaN when p == q (up to rounding)."),
+    ],
+    "expected_tokens": [
+        Mistake("exponent_gamma", lambda a, g: (1 - a**g) / (1 - a) if a < 1 else float(g),  # the mistake
+                "(1 − α^γ)/(1 − α) is one token short: a step yields up to γ + 1 tokens, so the exponent is γ + 1."),
+        Mistake("untruncated", lambda a, g: 1 / (1 - a) if a < 1 else float("inf"),  # the mistake
+                "1/(1 − α) is the mean of a run that never stops; a step stops after γ draft tokens: "
+                "(1 − α^(γ+1))/(1 − α)."),
+        Mistake("only_accepted", lambda a, g: expected_tokens(a, g) - 1,  # the mistake
+                "you counted only the accepted draft tokens; every step also yields one more token (the "
+                "replacement or the bonus)."),
+    ],
+    "speedup": [
+        Mistake("cost_times_c", lambda a, g, c: expected_tokens(a, g) / (1 + g * c),  # the mistake
+                "c is how many times faster the draft is: a draft pass costs 1/c of a target pass, so a step costs "
+                "1 + γ/c, not 1 + γ·c."),
+        Mistake("cost_without_target", lambda a, g, c: expected_tokens(a, g) / (g / c),  # the mistake
+                "a step also runs the target once: its cost is 1 + γ/c, not γ/c."),
+        Mistake("no_cost", lambda a, g, c: expected_tokens(a, g),  # the mistake
+                "divide the expected tokens by the cost of the step, 1 + γ/c target passes."),
+        Mistake("cost_gamma_plus_one", lambda a, g, c: expected_tokens(a, g) / (1 + (g + 1) / c),  # the mistake
+                "a step runs γ draft passes, one per draft token, not γ + 1: its cost is 1 + γ/c."),
+    ],
+    "optimal_gamma": [
+        Mistake("tie_to_largest", lambda a, c: _best_gamma(a, c, better=lambda new, best: new >= best),  # the mistake
+                "on a tie keep the smallest γ: replace the best only when a speedup is strictly larger (>, not >=). "
+                "np.argmax already returns the first maximum."),
+        Mistake("argmax_as_gamma", _argmax_as_gamma,
+                "np.argmax gives the position of the best speedup in your list, counted from 0, while γ starts at 1: "
+                "return int(np.argmax(values)) + 1 with its speedup."),
+        Mistake("range_end", lambda a, c: _best_gamma(a, c, range(1, 20)),  # the mistake
+                "γ runs from 1 to 20 inclusive: range(1, 21) — range(1, 20) stops at 19."),
+        Mistake("range_start", lambda a, c: _best_gamma(a, c, range(0, 21)),  # the mistake
+                "γ starts at 1: γ = 0 is plain decoding, not a draft length."),
+    ],
+}
+
+
+def not_finite(value) -> bool:
     if isinstance(value, (tuple, list)) and len(value) == 2:  # optimal_gamma's (γ, speedup)
         value = value[1]
     if isinstance(value, np.ndarray) and value.size == 1:
@@ -75,365 +303,21 @@ def _not_finite(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and not math.isfinite(value)
 
 
-def _arrays(target, draft):
-    return np.asarray(target, dtype=np.float64), np.asarray(draft, dtype=np.float64)
-
-
-# --- acceptance_rate -----------------------------------------------------------------------------
-
-@mistake("acceptance_rate", "α sums the overlap min(p(x), q(x)); you summed max(p(x), q(x)).")
-def _summed_max(target, draft):
-    p, q = _arrays(target, draft)
-    return float(np.maximum(p, q).sum())  # the mistake
-
-
-@mistake("acceptance_rate", "you returned the total variation distance ½ Σ |p(x) − q(x)|, which is 1 − α.")
-def _total_variation(target, draft):
-    p, q = _arrays(target, draft)
-    return float(0.5 * np.abs(p - q).sum())  # the mistake
-
-
-@mistake("acceptance_rate", "α is Σ min(p(x), q(x)), not Σ p(x)·q(x).")
-def _summed_product(target, draft):
-    p, q = _arrays(target, draft)
-    return float((p * q).sum())  # the mistake
-
-
-@mistake("acceptance_rate", "sum min(p(x), q(x)) over the tokens; you took the mean (the sum divided by V).")
-def _mean_not_sum(target, draft):
-    p, q = _arrays(target, draft)
-    return float(np.minimum(p, q).mean())  # the mistake
-
-
-@mistake("acceptance_rate", "you summed the acceptance probabilities min(1, p(x)/q(x)); weight each by q(x), how "
-                            "often the draft proposes x: Σ q(x)·min(1, p(x)/q(x)) = Σ min(p(x), q(x)).")
-def _summed_ratios(target, draft):
-    p, q = _arrays(target, draft)
-    return float(np.minimum(1.0, p / q).sum())  # the mistake
-
-
-ZERO_OVER_ZERO = ("at a token neither model can produce, p(x)/q(x) is 0/0 = NaN, and one NaN makes the sum NaN. "
-                  "α = Σ min(p(x), q(x)) needs no division: np.minimum(p, q).sum().")
-
-# --- residual_distribution -----------------------------------------------------------------------
-
-RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
-                             "max(0, p − q) sums to 0, return a float copy of target instead.")
-FALLBACK_IS_TARGET = "when max(0, p − q) sums to 0, return a copy of target, not the uniform distribution or zeros."
-NOT_CLIPPED = "clip the negative differences to 0 with np.maximum(p - q, 0) before you normalise."
-
-
-def _with_fallback(excess, p):
-    mass = excess.sum()
-    return excess / mass if mass > 0 else p.copy()
-
-
-@mistake("residual_distribution", RESIDUAL_WITHOUT_FALLBACK)
-def _without_fallback(target, draft):
-    p, q = _arrays(target, draft)
-    excess = np.maximum(p - q, 0.0)
-    return excess / excess.sum()  # the mistake
-
-
-@mistake("residual_distribution", FALLBACK_IS_TARGET)
-def _uniform_fallback(target, draft):
-    p, q = _arrays(target, draft)
-    excess = np.maximum(p - q, 0.0)
-    mass = excess.sum()
-    return excess / mass if mass > 0 else np.full(p.shape, 1.0 / p.size)  # the mistake
-
-
-@mistake("residual_distribution", FALLBACK_IS_TARGET)
-def _zero_fallback(target, draft):
-    p, q = _arrays(target, draft)
-    excess = np.maximum(p - q, 0.0)
-    mass = excess.sum()
-    return excess / mass if mass > 0 else np.zeros_like(p)  # the mistake
-
-
-@mistake("residual_distribution", "divide max(0, p − q) by its sum, so that the residual sums to 1.")
-def _not_normalised(target, draft):
-    p, q = _arrays(target, draft)
-    return np.maximum(p - q, 0.0)  # the mistake
-
-
-@mistake("residual_distribution", "the residual is max(0, p − q), target minus draft: it puts mass where the "
-                                  "target wants more than the draft offered. You used q − p.")
-def _draft_minus_target(target, draft):
-    p, q = _arrays(target, draft)
-    return _with_fallback(np.maximum(q - p, 0.0), p)  # the mistake
-
-
-@mistake("residual_distribution", "clip with max(0, p − q): |p − q| also counts the tokens the draft offered too "
-                                  "much of, and those must not be drawn again.")
-def _absolute_difference(target, draft):
-    p, q = _arrays(target, draft)
-    return _with_fallback(np.abs(p - q), p)  # the mistake
-
-
-# --- speculative_step ----------------------------------------------------------------------------
-# Each is `check_step_arguments` followed by a copy of `specdec.core.verify`'s loop without its tracing
-# lines; only the lines that end with `# the mistake` differ (tests/test_rule_variants.py).
-
-DRAW_ORDER = ("your draws are in a different order than the rule's: at each position draw u = rng.random(), "
-              "compare it, and at a rejection draw the replacement right away with rng.choice and stop. "
-              "Drawing all the uniforms first, or the replacement before u, uses the same stream in another "
-              "order, so the same seed gives other tokens.")
-STOP_AT_REJECTION = "stop at the first rejection: return right after appending the replacement token."
-
-
-@mistake("speculative_step", DRAW_ORDER)
-def _uniforms_first(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    uniforms = [rng.random() for _ in tokens]  # the mistake: every uniform drawn before the loop
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        u = uniforms[i]  # the mistake
-        if u < threshold:
-            output.append(token)
-            continue
-        residual = unchecked_residual(target[i], draft[i])
-        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
-        output.append(resampled)
-        return output
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", DRAW_ORDER)
-def _replacement_before_uniform(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        residual = unchecked_residual(target[i], draft[i])  # the mistake: the replacement is drawn
-        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))  # the mistake: before u
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        # the mistake: no draw here, the replacement was drawn before u
-        output.append(resampled)
-        return output
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", STOP_AT_REJECTION)
-def _continue_after_rejection(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        residual = unchecked_residual(target[i], draft[i])
-        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
-        output.append(resampled)
-        # the mistake: no return, the loop goes on to the next draft token
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", STOP_AT_REJECTION)
-def _bonus_after_rejection(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        residual = unchecked_residual(target[i], draft[i])
-        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
-        output.append(resampled)
-        break  # the mistake: break, then the bonus token is drawn too
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", "at a rejection, append a replacement token drawn from the residual: every step "
-                             "emits at least one token.")
-def _no_replacement(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        # the mistake: no replacement token is drawn or appended
-        return output
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", "draw the replacement with rng.choice(V, p=residual); taking the residual's argmax "
-                             "is not a draw from it.")
-def _greedy_replacement(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = min(1.0, p_x / q_x)
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        residual = unchecked_residual(target[i], draft[i])
-        resampled = int(np.argmax(residual))  # the mistake: the argmax, not a draw
-        output.append(resampled)
-        return output
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-@mistake("speculative_step", "the acceptance probability is min(1, p(x)/q(x)), target over draft; you used "
-                             "q(x)/p(x).")
-def _ratio_flipped(target_probs, draft_probs, draft_tokens, rng):
-    target, draft, tokens, rng = check_step_arguments(target_probs, draft_probs, draft_tokens, rng)
-    vocab = target.shape[1]
-    output: list[int] = []
-    for i, token in enumerate(tokens):
-        p_x = target.item(i, token)
-        q_x = draft.item(i, token)
-        threshold = 1.0 if q_x >= p_x else q_x / p_x  # the mistake: min(1, q/p), not min(1, p/q)
-        u = rng.random()
-        if u < threshold:
-            output.append(token)
-            continue
-        residual = unchecked_residual(target[i], draft[i])
-        resampled = int(rng.choice(vocab, p=normalised_for_choice(residual)))
-        output.append(resampled)
-        return output
-    output.append(int(rng.choice(vocab, p=normalised_for_choice(target[-1]))))
-    return output
-
-
-MISTAKES["speculative_step"] += [Mistake(rule.name, rule.function, rule.mistake, rule.real_world)
-                                 for rule in (*BROKEN_RULES.values(), *EDGE_CASES.values())]
-
-# --- expected_tokens, speedup, optimal_gamma -----------------------------------------------------
-
-ALPHA_ONE = ("at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step "
-             "yields γ + 1 tokens: return float(gamma + 1) when alpha == 1.")
-
-
-@mistake("expected_tokens", "(1 − α^γ)/(1 − α) is one token short: a step yields up to γ + 1 tokens, so the "
-                            "exponent is γ + 1.")
-def _exponent_gamma(alpha, gamma):
-    return (1 - alpha**gamma) / (1 - alpha) if alpha < 1 else float(gamma)  # the mistake
-
-
-@mistake("expected_tokens", "1/(1 − α) is the mean of a run that never stops; a step stops after γ draft tokens: "
-                            "(1 − α^(γ+1))/(1 − α).")
-def _untruncated(alpha, gamma):
-    return 1 / (1 - alpha) if alpha < 1 else float("inf")  # the mistake
-
-
-@mistake("expected_tokens", "you counted only the accepted draft tokens; every step also yields one more token "
-                            "(the replacement or the bonus).")
-def _only_accepted(alpha, gamma):
-    return expected_tokens(alpha, gamma) - 1  # the mistake
-
-
-@mistake("speedup", "c is how many times faster the draft is: a draft pass costs 1/c of a target pass, so a step "
-                    "costs 1 + γ/c, not 1 + γ·c.")
-def _cost_times_c(alpha, gamma, c):
-    return expected_tokens(alpha, gamma) / (1 + gamma * c)  # the mistake
-
-
-@mistake("speedup", "a step also runs the target once: its cost is 1 + γ/c, not γ/c.")
-def _cost_without_target(alpha, gamma, c):
-    return expected_tokens(alpha, gamma) / (gamma / c)  # the mistake
-
-
-@mistake("speedup", "divide the expected tokens by the cost of the step, 1 + γ/c target passes.")
-def _no_cost(alpha, gamma, c):
-    return expected_tokens(alpha, gamma)  # the mistake
-
-
-@mistake("speedup", "a step runs γ draft passes, one per draft token, not γ + 1: its cost is 1 + γ/c.")
-def _cost_gamma_plus_one(alpha, gamma, c):
-    return expected_tokens(alpha, gamma) / (1 + (gamma + 1) / c)  # the mistake
-
-
-def _best(alpha, c, gammas, better):
-    best_gamma, best_speedup = None, -1.0
-    for gamma in gammas:
-        value = speedup(alpha, gamma, c)
-        if better(value, best_speedup):
-            best_gamma, best_speedup = gamma, value
-    return best_gamma, best_speedup
-
-
-@mistake("optimal_gamma", "on a tie keep the smallest γ: replace the best only when a speedup is strictly larger "
-                          "(>, not >=). np.argmax already returns the first maximum.")
-def _tie_to_largest(alpha, c):
-    return _best(alpha, c, range(1, 21), lambda value, best: value >= best)  # the mistake
-
-
-@mistake("optimal_gamma", "np.argmax gives the position of the best speedup in your list, counted from 0, while "
-                          "γ starts at 1: return int(np.argmax(values)) + 1 with its speedup.")
-def _argmax_as_gamma(alpha, c):
-    values = [speedup(alpha, gamma, c) for gamma in range(1, 21)]
-    best = int(np.argmax(values))
-    return best, values[best]  # the mistake: the position in the list, not γ = position + 1
-
-
-@mistake("optimal_gamma", "γ runs from 1 to 20 inclusive: range(1, 21) — range(1, 20) stops at 19.")
-def _range_end(alpha, c):
-    return _best(alpha, c, range(1, 20), lambda value, best: value > best)  # the mistake
-
-
-@mistake("optimal_gamma", "γ starts at 1: γ = 0 is plain decoding, not a draft length.")
-def _range_start(alpha, c):
-    return _best(alpha, c, range(0, 21), lambda value, best: value > best)  # the mistake
-
-
-# --- Told by the failing case ----------------------------------------------------------------------
-
-SYMPTOMS = (
-    Symptom(("expected_tokens", "speedup", "optimal_gamma"), ("error", "value"),
-            lambda case, got: "alpha_one" in case.tags
-            and (isinstance(got.error, ZeroDivisionError) or _not_finite(got.value)), ALPHA_ONE),
-    Symptom(("speculative_step",), ("value", "draws"),
-            lambda case, got: got.rng_state == case.generator().bit_generator.state,
-            "your function never drew from rng, the generator it was given: use rng.random() for each uniform "
-            "and rng.choice(V, p=…) for the last token."),
-    Symptom(("acceptance_rate",), ("value",),
-            lambda case, got: "zero_over_zero" in case.tags and _not_finite(got.value), ZERO_OVER_ZERO),
-    Symptom(("residual_distribution",), ("value",),
-            lambda case, got: "zero_residual" in case.tags and np.isnan(np.asarray(got.value, float)).any(),
-            RESIDUAL_WITHOUT_FALLBACK),
+SYMPTOMS = [
+    Symptom(("expected_tokens", "speedup", "optimal_gamma"), ("error", "value"), lambda case, got: "alpha_one"
+            in case.tags and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)), ALPHA_ONE),
+    Symptom(("speculative_step",), ("value", "draws"), lambda case, got: got.rng_state == case.generator().bit_generator
+            .state, "your function never drew from rng, the generator it was given: use rng.random() for each "
+            "uniform and rng.choice(V, p=…) for the last token."),
+    Symptom(("acceptance_rate",), ("value",), lambda case, got: "zero_over_zero" in case.tags and not_finite(got.value),
+            ZERO_OVER_ZERO),
+    Symptom(("residual_distribution",), ("value",), lambda case, got: "zero_residual" in case.tags
+            and np.isnan(np.asarray(got.value, float)).any(), RESIDUAL_WITHOUT_FALLBACK),
     Symptom(("residual_distribution",), ("value",), lambda case, got: (np.asarray(got.value, float) < 0).any(),
-            NOT_CLIPPED),
-    Symptom(("speculative_step",), ("error",),
-            lambda case, got: "zero_residual" in case.tags and "NaN" in got.error_text, RESIDUAL_WITHOUT_FALLBACK,
-            last_resort=True),
+            "clip the negative differences to 0 with np.maximum(p - q, 0) before you normalise."),
+    Symptom(("speculative_step",), ("error",), lambda case, got: "zero_residual" in case.tags
+            and "NaN" in got.error_text, RESIDUAL_WITHOUT_FALLBACK, last_resort=True),
     Symptom(("speculative_step",), ("error",), lambda case, got: "sum to 1" in got.error_text,
             "rng.choice needs probabilities that sum to 1: divide the residual max(0, p − q) by its sum before you "
             "draw from it.", last_resort=True),
-)
+]
