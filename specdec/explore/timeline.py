@@ -358,8 +358,10 @@ class TimelineExplorer(Explorer):
         overhead, devices = times.verify_overhead, shown["devices"]
         verify = "free: same time as one position" if overhead == 1.0 else f"{overhead:.2f}× a plain pass"
         on = f"one {chip.name}" if devices == 1 else f"{devices} × {chip.name}, as many as the weights need"
-        needed = f"Memory: weights and KV caches (bf16) need {memory.needed / 1e9:,.0f} GB"
-        capacity = f"the {memory.capacity / 1e9:,.0f} GB of {on}"
+        # As many decimals as it takes (up to 2) for the need and the capacity not to read as one number.
+        digits = next((d for d in range(3) if f"{memory.needed / 1e9:.{d}f}" != f"{memory.capacity / 1e9:.{d}f}"), 2)
+        needed = f"Memory: weights and KV caches (bf16) need {memory.needed / 1e9:,.{digits}f} GB"
+        capacity = f"the {memory.capacity / 1e9:,.{digits}f} GB of {on}"
         memory_lines = [line(f"{needed} of {capacity}" if memory.fits else
                              f"{needed}, more than {capacity}: this batch does not fit")]
         if devices > 1:
