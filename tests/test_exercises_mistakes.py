@@ -11,7 +11,7 @@ import pytest
 
 import specdec.exercises.mistakes as mistakes_module
 from specdec.broken_rules import BROKEN_RULES, EDGE_CASES
-from specdec.exercises import checker
+from specdec.exercises import capstones, checker
 from specdec.exercises.mistakes import MISTAKES
 
 MARKER = "# the mistake"
@@ -23,7 +23,7 @@ def marked_sources(function) -> list[str]:
     sources = [inspect.getsource(function)]
     names = set(function.__code__.co_names) | {name for const in function.__code__.co_consts
                                                if inspect.iscode(const) for name in const.co_names}
-    for module in (mistakes_module,):
+    for module in (mistakes_module, capstones):
         sources += [inspect.getsource(getattr(module, name)) for name in names
                     if inspect.isfunction(getattr(module, name, None))]
     return sources

@@ -87,7 +87,7 @@ def rigged_generator(first_uniform: float, seed: int = 0) -> np.random.Generator
     return generator
 
 
-def _frozen(array_like) -> np.ndarray:
+def frozen(array_like) -> np.ndarray:
     array = np.array(array_like, dtype=np.float64)
     array.setflags(write=False)
     return array
@@ -104,7 +104,7 @@ def _random_rows(gamma: int, vocab: int, closeness: float, rng) -> tuple[np.ndar
 
 
 def _pair(label, target, draft, tags=(), source="edge") -> Case:
-    return Case(label, (("target", _frozen(target)), ("draft", _frozen(draft))), tags=frozenset(tags), source=source)
+    return Case(label, (("target", frozen(target)), ("draft", frozen(draft))), tags=frozenset(tags), source=source)
 
 
 def _random_pair(seed: int, vocab: int, closeness: float) -> Case:
@@ -132,8 +132,8 @@ def pair_cases() -> tuple[Case, ...]:
 
 def step_case(label, target_probs, draft_probs, draft_tokens, seed, first_uniform=None, tags=(), precision=4,
               source="edge") -> Case:
-    target = _frozen(target_probs)
-    draft = _frozen(draft_probs) if len(draft_probs) else _frozen(np.empty((0, target.shape[1])))
+    target = frozen(target_probs)
+    draft = frozen(draft_probs) if len(draft_probs) else frozen(np.empty((0, target.shape[1])))
     inputs = (("target_probs", target), ("draft_probs", draft), ("draft_tokens", tuple(int(t) for t in draft_tokens)))
     return Case(label, inputs, seed, first_uniform, frozenset(tags), precision, source)
 
