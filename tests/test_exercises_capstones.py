@@ -131,3 +131,20 @@ def test_the_reference_keeps_what_the_engine_model_keeps():
             rejected += step.accepted < len(step.drafted)
             accepted_all += step.accepted == len(step.drafted)
         assert rejected and accepted_all  # both branches were exercised
+
+
+@pytest.mark.parametrize("name", list(CAPSTONES))
+@pytest.mark.parametrize("returned", [None, 0, "slots", [[1], [2]], ([1], None), (np.array([1, 2]), [2]), [1.5],
+                                      (1, 2, 3), np.zeros(3)])
+def test_odd_return_values_are_feedback_not_a_crash(name, returned):
+    result = check_capstone(name, lambda *args: returned)
+    assert not result.passed and result.message.startswith(f"✗ {name} fails on case ")
+    assert result._repr_html_().startswith("<div")
+
+
+def test_the_feedback_uses_learner_words():
+    texts = [case.label for exercise in CAPSTONES.values() for case in exercise.cases()]
+    texts += [exercise.passed_means for exercise in CAPSTONES.values()]
+    texts += [text for _, mistake in KNOWN for text in (mistake.hint, mistake.in_practice or "")]
+    for word in ("SPEC", "contract", "nbval"):
+        assert not any(word in text for text in texts), word
