@@ -6,7 +6,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from specdec.explore.figure_kit import png_bytes
+from specdec.explore.frame import png_bytes
 
 
 def explorer_names() -> list[str]:

@@ -17,11 +17,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 import specdec.explore
-from specdec.explore.figure_kit import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, DPI, MIN_HEADING_PX, MIN_TEXT_PX, WIDEST_FIGURE_INCHES,
-                                        FastRedraw, enlarge_small_text, figure_scale, heading_texts, new_figure,
-                                        png_bytes, png_from_rgba, smallest_text_px, styled)
-from specdec.explore.frame import (CSS, LONG_LABEL_CHARS, MIN_TRACK_PX, Explorer, Readout, bold, compact, line,
-                                   presentation, table)
+from specdec.explore.frame import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, CSS, DPI, LONG_LABEL_CHARS, MIN_HEADING_PX,
+                                   MIN_TEXT_PX, MIN_TRACK_PX, WIDEST_FIGURE_INCHES, Explorer, FastRedraw, Readout, bold,
+                                   compact, enlarge_small_text, figure_scale, heading_texts, line, new_figure,
+                                   png_bytes, png_from_rgba, presentation, smallest_text_px, styled, table)
 
 from .explorer_driving import (assert_looks_like_a_full_draw, build, explorer_names, extreme_settings, pixels,
                                text_collisions)

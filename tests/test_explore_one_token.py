@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec import acceptance_rate, expected_tokens, kl_divergence, residual_distribution, tv_distance
-from specdec.explore.figure_kit import Y_TOPS, nice_top
+from specdec.explore.frame import Y_TOPS, nice_top
 from specdec.explore.frame import COMPACT_SIDE_EM, Explorer, presentation
 from specdec.explore.one_token import OneTokenExplorer, OneTokenFigure
 from specdec.narrate import random_rows, token_labels

@@ -10,7 +10,7 @@ from matplotlib.text import Text
 import specdec
 from specdec import hardware, palette
 from specdec.explore import TimelineExplorer, presentation
-from specdec.explore.figure_kit import COMPACT_FIGURE_INCHES, DPI, png_bytes
+from specdec.explore.frame import COMPACT_FIGURE_INCHES, DPI, png_bytes
 from specdec.explore.timeline import PLAIN_ROW, SPECULATIVE_ROW, TIMELINE_TOKENS, TOKEN_ROW, TimelineFigure, ms
 from specdec.validation import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
 

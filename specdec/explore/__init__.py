@@ -16,7 +16,7 @@ import pkgutil
 from .frame import Explorer, presentation
 
 #: Modules of the package that hold no explorer.
-_FRAME_MODULES = ("frame", "figure_kit")
+_FRAME_MODULES = ("frame",)
 
 _found: dict = {}
 

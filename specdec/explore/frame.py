@@ -1,64 +1,83 @@
 """The frame every explorer shares: controls, a picture redrawn in place, and a readout built as data.
 
-An explorer is a subclass of `Explorer` that builds its controls and its picture, then overrides two
-methods: `Explorer.compute` (read the controls, call the math, update the picture, return the numbers
-on screen) and `Explorer.describe` (turn those numbers into a `Readout`: lines of text and bold
-parts, some marked as key lines). The frame renders the readout to HTML for the view, to plain text
-for the static view (`summary`), and picks its key lines for the compact layout and for screen
-readers: nothing is ever parsed back out of HTML.
+An explorer is a subclass of `Explorer` that builds its controls and its picture, then overrides
+`Explorer.compute` (read the controls, call the math, update the picture, return the numbers on
+screen) and `Explorer.describe` (turn those numbers into a `Readout`: lines of text with bold parts,
+some marked as key lines). The readout renders to HTML, to plain text for the static view
+(`summary`), and gives its key lines to the compact layout and to screen readers: the picture's text
+alternative is the title and the key lines, which sit in a polite ARIA live region. Nothing is ever
+parsed back out of HTML. How to write an explorer: ``specdec/explore/README.md``.
 
-The frame adapts to the width it gets: control rows wrap rather than shrink (every slider track keeps
-at least `MIN_TRACK_PX`), a label longer than `LONG_LABEL_CHARS` sits above its slider, the picture
-scales down to the output, and the readout moves below the picture when both do not fit.
-`presentation` is the one switch for a room: figures made afterwards are drawn larger
-(`figure_scale`), arranged for a compact box (`compact`), and explorers use the compact layout.
+The layout adapts to the width it gets: control rows wrap (a slider track keeps `MIN_TRACK_PX`), a
+label longer than `LONG_LABEL_CHARS` sits above its slider, the picture scales down, and the readout
+moves below the picture when both do not fit. `presentation` is the one switch for a room: figures
+made afterwards are drawn `figure_scale()` times finer and fitted into `COMPACT_FIGURE_INCHES`
+(`panel_axes` then stacks their panels), and explorers use the compact layout (`compact`).
 
-Accessibility: the picture carries a text alternative (its ``title``: the explorer's title and the
-readout's key lines, the same data as the readout) and the key lines sit in an ARIA live region
-(``role="status"``, polite), in both layouts (visually hidden in the ordinary one), so a screen
-reader announces what a control change did. How to write an explorer: ``specdec/explore/README.md``.
+Figures: every one is made by `new_figure` inside `styled`, at most `WIDEST_FIGURE_INCHES` wide (844
+CSS px reach a picture in JupyterLab at 1280×720 with the file browser open), with no text below
+`MIN_TEXT_PX` and no heading below `MIN_HEADING_PX` (`enlarge_small_text`). `FastRedraw` keeps a
+figure as three layers of pixels, so that a slider move redraws only what changed: the *base*
+(frames, titles, legends: drawn once), *occasional* artists (axes whose ticks follow the limits:
+drawn again after `FastRedraw.invalidate`) and *changing* ones (bars, markers, numbers: every render).
+Registered artists are marked animated, so matplotlib's ordinary draw leaves them out of the base;
+`png_bytes` (a full ``savefig``) still draws every artist. A full redraw of the verify-step figure
+takes about 9 times as long. The first render lays the figure out, then the layout is frozen (no
+layout engine, axis labels pinned): kept pixels are only valid while nothing moves.
 """
 
 from __future__ import annotations
 
 import base64
+import io
+import math
+import struct
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
+from operator import methodcaller
 
 import ipywidgets as widgets
+import matplotlib
+import numpy as np
 import traitlets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.text import Text
 
-from .figure_kit import (COMPACT_FIGURE_INCHES, DPI, FastRedraw, compact, figure_scale, new_figure, nice_top,  # noqa: F401
-                         panel_axes, png_bytes, presentation, role_patch, role_style, styled)
+from .. import palette
 
-__all__ = ["COMPACT_FIGURE_INCHES", "CSS", "KEY_LINES", "LABEL_STYLE", "Bold", "Explorer", "FastRedraw", "Line",
-           "Readout", "bold", "compact", "figure_scale", "line", "new_figure", "nice_top", "panel_axes", "png_bytes",
-           "presentation", "role_patch", "role_style", "styled", "table"]
-
-#: The style of every control: the description is shown in full, never cut to a fixed width.
-LABEL_STYLE = {"description_width": "initial"}
-
-#: A slider's track is never narrower than this (CSS px): shorter tracks cannot be dragged.
-MIN_TRACK_PX = 80
-
-#: A slider label longer than this many characters is set above the slider instead of beside it.
-LONG_LABEL_CHARS = 24
-
+DPI = 96  #: resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size
+WIDEST_FIGURE_INCHES = 8.75  #: the widest figure (840 PNG px at scale 1): unshrunk with the file browser open
+#: In presentation mode, the largest figure, in inches (width, height): the compact layout at 853×480
+#: CSS px shows a picture in at most about 400 × 315 CSS px beside its side column.
+COMPACT_FIGURE_INCHES = (6.0, 4.6)
+#: In presentation mode, how much larger text is against the figure than in the ordinary layout: the
+#: figure is made this many times smaller in inches and drawn this many times finer, so its PNG keeps its
+#: size and every text, line and marker (sized in points) grows. The compact layout at 853×480 CSS px,
+#: device scale 1.5, shows a picture about 420 CSS px wide (beside the side column, or above it when the
+#: output is narrower, as with JupyterLab's file browser open): its smallest text is then about 16 device px.
+COMPACT_TEXT_SCALE = 1.28
+MIN_TEXT_PX, MIN_HEADING_PX = 12.0, 14.0  #: the smallest text, and title or axis label, in PNG px at scale 1
+#: Text sizes, in points (1 pt = 96/72 px at scale 1): every one at or above the minimums above.
+STYLE = {"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "legend.fontsize": 10,
+         "legend.title_fontsize": 10, "xtick.labelsize": 10, "ytick.labelsize": 10}
+Y_TOPS = (0.2, 0.4, 0.6, 0.8, 1.05)  #: the upper limits a probability axis takes: few, so they seldom change
+LABEL_STYLE = {"description_width": "initial"}  #: every control's style: its description shown in full
+MIN_TRACK_PX = 80  #: a slider's track is never narrower than this (CSS px): shorter tracks cannot be dragged
+LONG_LABEL_CHARS = 24  #: a slider label longer than this many characters is set above the slider
 #: In the compact layout, the picture is at most the window's height minus this (CSS px): JupyterLab's
 #: bars and the explorer's title.
 COMPACT_CHROME_PX = 130
-
 #: In the compact layout, an output narrower than this (CSS px) stacks the side column under the
 #: picture, which then gets the whole width (JupyterLab's file browser open, at 853×480): beside a
 #: 20em column, a picture would be too small for its text to read from the back of a room.
 COMPACT_STACK_PX = 600
-
-#: In the compact layout, the width of the column beside the picture (controls and key lines), in em.
-COMPACT_SIDE_EM = 16
-
-#: At most this many lines are key lines when a readout marks none itself.
-KEY_LINES = 4
+COMPACT_SIDE_EM = 16  #: in the compact layout, the width of the column beside the picture, in em
+KEY_LINES = 4  #: at most this many lines are key lines when a readout marks none itself
+_POINTS_PER_INCH = 72.0
 
 #: CSS class names on the frame's parts (for browser tests and the style sheet below).
 CSS = {"explorer": "specdec-explorer", "title": "specdec-title", "controls": "specdec-controls",
@@ -93,6 +112,313 @@ _STYLE_SHEET = """<style>
 .specdec-explorer .specdec-sr-only {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; }}
 </style>"""
+
+
+# ---- the presentation switch ------------------------------------------------------------------
+
+
+class _Presentation:
+    """The presentation setting in force: `presentation` changes it; the frame and figures read it."""
+    scale = None  # None: the ordinary layout
+
+
+def presentation(on: bool = True, scale: float = 1.5) -> None:
+    """Make every explorer built afterwards larger and compact, for a room (``on=False``: back to normal).
+
+    With it on (`scale` between 1 and 3), figures are drawn `scale` times finer (their text with them)
+    and fitted into the compact layout's box, the readout text is `scale` times larger, and the layout
+    is compact: the picture fits the window's height, beside a column holding the rows of buttons, the
+    key lines and the other controls, with the whole readout under both. Meant for a projector at
+    1280×720 with browser zoom up to 150%.
+
+    >>> presentation(scale=1.5)
+    >>> figure_scale(), compact()
+    (1.5, True)
+    >>> presentation(False)
+    >>> figure_scale(), compact()
+    (1.0, False)
+    """
+    if not isinstance(on, bool):
+        raise TypeError(f"on must be True or False, got {on!r}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"scale must be a number between 1 and 3, got {scale!r}")
+    if not 1 <= scale <= 3:
+        raise ValueError(f"scale must be between 1 and 3 (1.5 suits a projector), got {scale!r}")
+    _Presentation.scale = float(scale) if on else None
+
+
+def figure_scale() -> float:
+    """How many times finer figures are drawn now: the presentation scale, or 1 when it is off.
+
+    >>> figure_scale()
+    1.0
+    """
+    return _Presentation.scale or 1.0
+
+
+def compact() -> bool:
+    """Whether presentation mode is on: explorers built now use the compact layout.
+
+    >>> compact()
+    False
+    """
+    return _Presentation.scale is not None
+
+
+# ---- figures --------------------------------------------------------------------------------------
+
+
+def nice_top(value: float) -> float:
+    """The smallest of `Y_TOPS` that leaves a little room above `value`.
+
+    >>> nice_top(0.5), nice_top(0.0), nice_top(1.0)
+    (0.6, 0.2, 1.05)
+    """
+    return next((top for top in Y_TOPS if value * 1.05 <= top), Y_TOPS[-1])
+
+
+def new_figure(width: float, height: float, compact_size: tuple | None = None) -> Figure:
+    """A figure with its own Agg canvas, not registered with pyplot, so it is never shown twice.
+
+    A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, keeping the shape; in presentation
+    mode the figure (of size `compact_size` if given) is fitted into `COMPACT_FIGURE_INCHES` instead,
+    then made `COMPACT_TEXT_SCALE` times smaller and finer. The resolution is `DPI` times
+    `figure_scale()` (times `COMPACT_TEXT_SCALE` in presentation mode).
+
+    >>> figure = new_figure(4, 3)
+    >>> figure.get_size_inches().tolist(), figure.dpi
+    ([4.0, 3.0], 96.0)
+    >>> new_figure(10, 5).get_size_inches().tolist()
+    [8.75, 4.375]
+    """
+    zoom = COMPACT_TEXT_SCALE if compact() else 1.0
+    if compact():
+        width, height = compact_size or (width, height)
+        shrink = min(1.0, COMPACT_FIGURE_INCHES[0] / width, COMPACT_FIGURE_INCHES[1] / height)
+    else:
+        shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
+    figure = Figure(figsize=(width * shrink / zoom, height * shrink / zoom), dpi=DPI * figure_scale() * zoom,
+                    layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def panel_axes(figure: Figure, count: int, width_ratios=None) -> list:
+    """`count` axes side by side; in presentation mode, the first across the top and the others under it.
+
+    >>> len(panel_axes(new_figure(8, 3), 3))
+    3
+    """
+    if not compact() or count < 2:
+        return list(figure.subplots(1, count, width_ratios=width_ratios, squeeze=False)[0])
+    grid = figure.add_gridspec(2, count - 1, width_ratios=None if width_ratios is None else width_ratios[1:])
+    return [figure.add_subplot(grid[0, :]), *(figure.add_subplot(grid[1, column]) for column in range(count - 1))]
+
+
+def styled():
+    """Context manager applying `STYLE`: create and draw every artist inside it.
+
+    >>> with styled():
+    ...     figure = new_figure(2, 2)
+    """
+    return matplotlib.rc_context(STYLE)
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """`figure` drawn in full (every artist) as PNG bytes at its own resolution.
+
+    >>> png_bytes(new_figure(2, 2))[:4]
+    b'\\x89PNG'
+    """
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=figure.dpi, pil_kwargs={"compress_level": 1})
+    return buffer.getvalue()
+
+
+def role_style(name: str) -> dict:
+    """The fill colour and hatch of role `name` of `specdec.palette.ROLES`, as matplotlib keywords.
+
+    >>> role_style("draft")
+    {'facecolor': '#E69F00', 'hatch': '\\\\\\\\'}
+    """
+    role = palette.ROLES[name]
+    return {"facecolor": role.colour, "hatch": role.hatch}
+
+
+def role_patch(name: str, detail: str = "", **style) -> Patch:
+    """A legend entry for role `name`: its colour, hatch and label (then ``": detail"``); `style` overrides.
+
+    >>> role_patch("resampled", "(1 − α)·r").get_label()
+    'resampled: (1 − α)·r'
+    """
+    return Patch(**{"edgecolor": "white", **role_style(name), **style}, label=palette.ROLES[name].labelled(detail))
+
+
+def heading_texts(figure: Figure) -> list:
+    """The titles and axis labels of `figure` (its axes' three titles, x and y labels, its suptitles).
+
+    >>> figure = new_figure(3, 2)
+    >>> _ = figure.add_subplot().set_xlabel("token")
+    >>> [text.get_text() for text in heading_texts(figure) if text.get_text()]
+    ['token']
+    """
+    texts = [getattr(figure, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
+    for axes in figure.axes:
+        texts += [axes.title, axes._left_title, axes._right_title, axes.xaxis.label, axes.yaxis.label]
+    return [text for text in texts if text is not None]
+
+
+def shown_texts(figure: Figure) -> list:
+    """Every text of `figure` that is visible, not blank and not transparent."""
+    return [text for text in figure.findobj(Text)
+            if text.get_visible() and text.get_text().strip() and text.get_alpha() != 0]
+
+
+def enlarge_small_text(figure: Figure) -> None:
+    """Raise every text below `MIN_TEXT_PX`, and every heading below `MIN_HEADING_PX`, to that size.
+
+    >>> figure = new_figure(3, 2)
+    >>> note = figure.text(0.5, 0.5, "note", fontsize=6)
+    >>> enlarge_small_text(figure)
+    >>> note.get_fontsize()
+    9.0
+    """
+    headings = {id(text) for text in heading_texts(figure)}
+    for text in shown_texts(figure):
+        floor = (MIN_HEADING_PX if id(text) in headings else MIN_TEXT_PX) * _POINTS_PER_INCH / DPI
+        if text.get_fontsize() < floor:
+            text.set_fontsize(floor)
+
+
+def smallest_text_px(figure: Figure, headings: bool = False) -> float:
+    """The smallest shown text of `figure` (only titles and axis labels with `headings`), in PNG px.
+
+    >>> figure = new_figure(3, 2)
+    >>> _ = figure.add_subplot().set_title("law", fontsize=15)
+    >>> _ = figure.text(0, 0, "note", fontsize=9)
+    >>> smallest_text_px(figure), smallest_text_px(figure, headings=True)
+    (12.0, 20.0)
+    """
+    texts = shown_texts(figure)
+    if headings:
+        wanted = {id(text) for text in heading_texts(figure)}
+        texts = [text for text in texts if id(text) in wanted]
+    return min((text.get_fontsize() * figure.dpi / _POINTS_PER_INCH for text in texts), default=math.inf)
+
+
+class FastRedraw:
+    """Render `figure` to PNG, drawing each part only as often as it changes.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        Made by `new_figure` (it has an Agg canvas).
+    changing : iterable of artists
+        Drawn on every render, in z-order, above everything else.
+    occasional : iterable of artists
+        Drawn on the first render and after each `invalidate` (say an `Axis` whose limits change).
+
+    Examples
+    --------
+    >>> figure = new_figure(3, 2)
+    >>> axes = figure.add_subplot()
+    >>> (line,) = axes.plot([0, 1], [0, 1])
+    >>> fast = FastRedraw(figure, changing=[line], occasional=[axes.yaxis])
+    >>> fast.png()[:4]
+    b'\\x89PNG'
+    >>> line.set_ydata([2, 0])
+    >>> _ = axes.set_ylim(0, 2)
+    >>> fast.invalidate()  # the y ticks change
+    >>> fast.png()[:4]
+    b'\\x89PNG'
+    """
+
+    def __init__(self, figure: Figure, changing=(), occasional=()):
+        self.figure = figure
+        self._changing = _animated(changing)
+        self._occasional = _animated(occasional)
+        self._base = None
+        self._background = None
+
+    def invalidate(self) -> None:
+        """Say that an occasional artist changed: the next `png` draws them again."""
+        self._background = None
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, as `png_bytes` would make it."""
+        canvas = self.figure.canvas
+        if self._base is None:
+            enlarge_small_text(self.figure)
+            canvas.draw()  # lays the figure out and draws the base: animated artists are left out
+            self.figure.set_layout_engine(None)
+            self._base = canvas.copy_from_bbox(self.figure.bbox)
+            self._draw(self._occasional)
+            _pin_axis_labels(self.figure)
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+        elif self._background is None:
+            enlarge_small_text(self.figure)  # new tick labels take their size from the figure's settings
+            canvas.restore_region(self._base)
+            self._draw(self._occasional)
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+        else:
+            canvas.restore_region(self._background)
+        self._draw(self._changing)
+        return png_from_rgba(np.asarray(canvas.buffer_rgba()))
+
+    def _draw(self, artists) -> None:
+        renderer = self.figure.canvas.get_renderer()
+        for artist in artists:
+            if artist.get_visible():
+                artist.draw(renderer)
+
+
+class Picture:
+    """The base of an explorer's figure class: its `__init__` builds `figure` (with `new_figure`, inside
+    `styled`) and `fast` (a `FastRedraw` of it); its ``update(...)`` sets the artists' data; `png` is shared."""
+    figure: Figure
+    fast: FastRedraw
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, redrawing only what changed (inside `styled`, as it was built)."""
+        with styled():
+            return self.fast.png()
+
+
+def _animated(artists) -> list:
+    artists = sorted(artists, key=methodcaller("get_zorder"))
+    for artist in artists:
+        artist.set_animated(True)
+    return artists
+
+
+def _pin_axis_labels(figure: Figure) -> None:
+    """Keep each axis label where the first draw put it (else each draw measures every tick label)."""
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            label = axis.label
+            if label.get_visible() and label.get_text():
+                where = label.get_transform().transform(label.get_position())
+                axis.set_label_coords(*axes.transAxes.inverted().transform(where))
+
+
+def png_from_rgba(pixels: np.ndarray) -> bytes:
+    """Encode an (height, width, 4) uint8 RGBA array as PNG, quickly (no row filters, zlib level 1).
+
+    >>> data = png_from_rgba(np.zeros((2, 3, 4), np.uint8))
+    >>> data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", len(zlib.decompress(data[41:-16]))
+    (True, 26)
+    """
+    height, width, channels = pixels.shape
+    rows = np.empty((height, 1 + width * channels), np.uint8)
+    rows[:, 0] = 0  # filter type "none"
+    rows[:, 1:] = pixels.reshape(height, -1)
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
+    return b"".join((b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header),
+                     _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _chunk(b"IEND", b"")))
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 # ---- readouts as data -----------------------------------------------------------------------------
@@ -289,7 +615,6 @@ class Explorer(widgets.VBox):
 
     Examples
     --------
-    >>> from specdec.explore.figure_kit import new_figure, png_bytes
     >>> class Square:
     ...     def __init__(self):
     ...         self.figure = new_figure(2, 2)
@@ -334,7 +659,7 @@ class Explorer(widgets.VBox):
         percent = round(100 * self.scale)
         for control in controls.values():
             _lay_out_control(control)
-        self.image = _Picture(format="png", layout=widgets.Layout(flex="0 1 auto", min_width="0"))
+        self.image = _PictureWidget(format="png", layout=widgets.Layout(flex="0 1 auto", min_width="0"))
         self.image.add_class(CSS["picture"])
         self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 16em", min_width="16em", max_width="40em",
                                                           padding="0 0 0 1em"))
@@ -469,7 +794,7 @@ class Explorer(widgets.VBox):
         return data
 
 
-class _Picture(widgets.Image):
+class _PictureWidget(widgets.Image):
     """An Image whose ``tooltip`` (the text alternative: the ``title`` of its ``<img>``) the page can show.
 
     ipywidgets 8.1's front end reads a widget's ``description`` when it sets the tooltip; Image has

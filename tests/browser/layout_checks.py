@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 
-from specdec.explore.figure_kit import MIN_HEADING_PX, MIN_TEXT_PX, smallest_text_px
+from specdec.explore.frame import MIN_HEADING_PX, MIN_TEXT_PX, smallest_text_px
 from specdec.explore.frame import MIN_TRACK_PX
 
 from ..explorer_driving import build
