@@ -5,8 +5,6 @@ import math
 import ipywidgets as widgets
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from specdec import acceptance_rate, expected_tokens, kl_divergence, residual_distribution, tv_distance
 from specdec.explore.frame import Y_TOPS, nice_top
@@ -200,30 +198,41 @@ def test_initial_rows_are_taken_as_weights_and_not_modified():
     assert_matches_core(explorer)
 
 
-weights = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+PRESETS = ["worked example", "identical", "disjoint", "random"]
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    vocab=st.integers(2, 12),
-    gamma=st.integers(0, 8),
-    edits=st.lists(st.tuples(st.sampled_from(WEIGHT_CONTROLS), weights), max_size=6),
-    preset=st.sampled_from([None, "worked example", "identical", "disjoint", "random"]),
-    closeness=st.floats(0.0, 1.0),
-    seed=st.integers(0, 999),
-)
-def test_no_combination_of_control_values_raises(vocab, gamma, edits, preset, closeness, seed):
-    explorer = OneTokenExplorer()
+def control_combinations(count: int = 20, seed: int = 0) -> list[dict]:
+    """Settings to put the explorer in, in turn: every control at its minimum and at its maximum (with
+    the random preset, which uses the closeness and the seed), each preset, then `count` seeded draws."""
+    rng = np.random.default_rng(seed)
+    combinations = [
+        dict(vocab=2, gamma=0, preset="random", closeness=0.0, seed=0, edits=[("p A", 0.0), ("p B", 0.0)]),
+        dict(vocab=12, gamma=8, preset="random", closeness=1.0, seed=999, edits=[("q L", 1.0), ("p L", 1.0)]),
+        *(dict(vocab=vocab, gamma=4, preset=preset) for vocab, preset in zip((3, 12, 7, 5), PRESETS)),
+    ]
+    for _ in range(count):
+        edits = [(WEIGHT_CONTROLS[int(rng.integers(len(WEIGHT_CONTROLS)))], float(rng.choice([0.0, 1.0, rng.random()])))
+                 for _ in range(int(rng.integers(0, 7)))]
+        combinations.append(dict(vocab=int(rng.integers(2, 13)), gamma=int(rng.integers(0, 9)),
+                                 preset=[None, *PRESETS][int(rng.integers(len(PRESETS) + 1))],
+                                 closeness=float(rng.random()), seed=int(rng.integers(0, 1000)), edits=edits))
+    return combinations
+
+
+def test_no_combination_of_control_values_raises():
+    explorer = OneTokenExplorer()  # one explorer, taken from each combination to the next
     controls = explorer.controls
-    controls["vocab"].value = vocab
-    controls["gamma"].value = gamma
-    if preset is not None:
-        controls["closeness"].value = closeness
-        controls["seed"].value = seed
-        controls[preset].click()
-    for name, value in edits:
-        controls[name].value = value
-    assert_matches_core(explorer)
+    for combination in control_combinations():
+        with explorer.batch():  # one view per combination
+            controls["vocab"].value = combination["vocab"]
+            controls["gamma"].value = combination["gamma"]
+            if combination["preset"] is not None:
+                controls["closeness"].value = combination.get("closeness", 0.5)
+                controls["seed"].value = combination.get("seed", 0)
+                controls[combination["preset"]].click()
+            for name, value in combination.get("edits", ()):
+                controls[name].value = value
+        assert_matches_core(explorer)
 
 
 def test_presentation_puts_q_rows_first_in_a_side_column_they_fit():
