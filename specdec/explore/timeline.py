@@ -18,7 +18,7 @@ from matplotlib.ticker import FixedLocator, NullLocator
 from .. import hardware, palette
 from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, role_patch, role_style, styled)
 
 #: Vertical extent of each row of the timeline (bottom, top).
@@ -41,7 +41,7 @@ def _boxes(passes, row) -> Path:
     return Path.make_compound_path_from_polys(np.array(boxes, dtype=float).reshape(-1, 4, 2))
 
 
-class TimelineFigure:
+class TimelineFigure(Picture):
     """The three panels, built once; `update` changes their data.
 
     Examples
@@ -232,10 +232,6 @@ class TimelineFigure:
             self._limits = limits
             self.fast.invalidate()
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 def model_pair(value, name: str, _arguments) -> tuple:
     """(target, draft), one of `specdec.hardware.PAIRS`; for another pair of models, the cost model's objection."""
@@ -307,6 +303,8 @@ class TimelineExplorer(Explorer):
             "pass_time": widgets.FloatSlider(value=pass_time, min=0.0, max=PASS_TIME_SLIDER_MAX_MS, step=0.1,
                                              readout_format=".1f", description="fixed time per pass (ms)", **label),
         }
+        # The pair's names are long: its label goes above the menu, so that the menu shows them whole.
+        controls["pair"].add_class(CSS["label_above"])
         self.opening = {name: control.value for name, control in controls.items()}
         controls["opening"] = widgets.Button(description="opening settings",
                                              tooltip="put every control back where the explorer opened")
