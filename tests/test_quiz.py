@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from specdec.exercises.quiz import KINDS, QUESTIONS, Feedback, check_answer, question
+from specdec.quiz import KINDS, QUESTIONS, Feedback, check_answer, question
 
 
 def test_at_least_eight_questions_each_with_a_right_letter_among_its_choices():

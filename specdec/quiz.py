@@ -23,7 +23,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from ..validation import checked
+from .validation import checked
 
 #: Width the question and the feedback are wrapped to.
 TEXT_WIDTH = 100
