@@ -1,5 +1,8 @@
 """The verify-step explorer, driven headless: after the last draw it shows what `speculative_step` returns; its figure."""
 
+import asyncio
+import random
+
 import ipywidgets as widgets
 import numpy as np
 import pytest
@@ -7,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec import sample_draft, speculative_step, trace_step
+from specdec.explore import verify_step
 from specdec.explore.frame import Explorer, presentation
-from specdec.explore.verify_step import VerifyStepExplorer, VerifyStepFigure
-from specdec.narrate import draw_total, frame_at, narrate_trace, subscript
-from specdec.narrate import random_rows, spec_example, token_labels
+from specdec.explore.verify_step import PLAY, STOP, VerifyStepExplorer, VerifyStepFigure
+from specdec.narrate import draw_total, frame_at, narrate_trace, random_rows, spec_example, subscript, token_labels
 
 from .explorer_driving import assert_looks_like_a_full_draw, assert_picture_is_a_full_render
 
@@ -48,12 +51,11 @@ def assert_matches_core(explorer):
     """What is on screen now agrees with the core's step, up to the draws revealed so far."""
     target_probs, draft_probs, draft_tokens, output, trace = expected_step(explorer)
     shown = explorer.shown
-    draws = explorer.controls["play"].value
+    draws = explorer.controls["draws"].value
     np.testing.assert_array_equal(shown["target_probs"], target_probs)
     np.testing.assert_array_equal(shown["draft_probs"], np.asarray(draft_probs).reshape(-1, target_probs.shape[1]))
     assert shown["draft_tokens"] == list(draft_tokens)
     assert shown["total"] == len(output)  # every draw emits one token
-    assert explorer.controls["play"].max == len(output)
     assert shown["draws"] == draws
     assert shown["tokens"] == output[:draws]
     assert shown["origins"] == trace.origins[:draws]
@@ -112,7 +114,7 @@ def test_every_slider_at_its_minimum_maximum_and_middle(name):
     assert [len(axes.get_children()) for axes in figure.axes] == artists  # updated, not rebuilt
 
 
-def test_step_back_reset_and_play_reveal_the_draws_in_order():
+def test_step_back_reset_and_the_slider_reveal_the_draws_in_order():
     explorer = VerifyStepExplorer(seed=3)  # every draft token passes: 5 draws with the bonus
     controls = explorer.controls
     *_, output, trace = core_step(4, 8, 3, 0.5)
@@ -128,11 +130,11 @@ def test_step_back_reset_and_play_reveal_the_draws_in_order():
     controls["back"].click()  # already at the start
     assert explorer.shown["draws"] == 0
     for draws in (3, 5, 1, 0, 2):
-        controls["play"].value = draws
+        controls["draws"].value = draws
         assert explorer.shown["tokens"] == output[:draws]
         assert_matches_core(explorer)
     controls["reset"].click()
-    assert explorer.shown["tokens"] == [] and controls["play"].value == 0
+    assert explorer.shown["tokens"] == [] and controls["draws"].value == 0
     assert_matches_core(explorer)
 
 
@@ -199,31 +201,95 @@ def test_bad_arguments_are_refused_with_the_argument_named():
         VerifyStepExplorer(rows="SPEC A B")
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    rows=st.sampled_from(["random", *EXAMPLE_CASES]),
-    gamma=st.integers(0, 8),
-    vocab=st.integers(2, 64),
-    seed=st.integers(0, 999),
-    closeness=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]),
-    moves=st.lists(st.sampled_from(["step", "back", "reset", "play"]), max_size=8),
-    play_to=st.integers(0, 9),
-)
-def test_no_combination_of_control_values_raises(rows, gamma, vocab, seed, closeness, moves, play_to):
-    explorer = VerifyStepExplorer(gamma=gamma, vocab=vocab, seed=seed, closeness=closeness)
-    controls = explorer.controls
-    controls["rows"].value = rows
-    for move in moves:
-        if move == "play":
-            controls["play"].value = min(play_to, controls["play"].max)
+class Tick:
+    """A pending tick of `Clock`, cancelled as an `asyncio.TimerHandle` is."""
+
+    def __init__(self, callback):
+        self.callback, self.cancelled = callback, False
+
+    def cancel(self):
+        self.cancelled = True
+
+
+class Clock:
+    """Stands in for the kernel's event loop: `call_later` records each tick, `run` fires the pending ones."""
+
+    def __init__(self):
+        self.pending = []
+
+    def call_later(self, seconds, callback):
+        assert seconds == verify_step.PLAY_SECONDS
+        self.pending.append(Tick(callback))
+        return self.pending[-1]
+
+    def run(self, ticks=1):
+        for _ in range(ticks):
+            due, self.pending = self.pending, []
+            for tick in due:
+                if not tick.cancelled:
+                    tick.callback()
+
+
+#: The ranges of the controls; every combination below holds each end of each range at least once.
+RANGES = {"gamma": (0, 8), "vocab": (2, 64), "seed": (0, 999), "closeness": (0.0, 1.0)}
+MOVES = ("step", "back", "reset", "play", "tick", "drag")
+
+
+def control_combinations(count=12, seed=18):
+    """Seeded combinations of every control: the first two put every slider at its minimum and at its
+    maximum, the others at an end (a third of the time) or anywhere in between; each rows choice and
+    each move occurs."""
+    rng = random.Random(seed)
+    choices = ["random", *EXAMPLE_CASES]
+    combinations = []
+    for index in range(count):
+        if index < 2:
+            values = {name: ends[index] for name, ends in RANGES.items()}
         else:
-            controls[move].click()
+            values = {name: rng.choice(ends) if rng.random() < 1 / 3 else
+                      (rng.uniform(*ends) if isinstance(ends[0], float) else rng.randint(*ends))
+                      for name, ends in RANGES.items()}
+        values["closeness"] = round(values["closeness"] / 0.05) * 0.05  # the slider's step
+        moves = [*MOVES] if index < 2 else rng.choices(MOVES, k=rng.randint(0, 8))
+        rows = "random" if index < 2 else choices[(index - 2) % len(choices)]  # an example fixes γ, V, seed
+        combinations.append((rows, values, moves, rng.randint(0, 9)))
+    return combinations
+
+
+def test_the_combinations_cover_every_end_of_every_control_and_every_move():
+    combinations = control_combinations()
+    for name, ends in RANGES.items():
+        assert {values[name] for _rows, values, _moves, _to in combinations} >= set(ends)
+    assert {rows for rows, *_ in combinations} == {"random", *EXAMPLE_CASES}
+    assert {move for _rows, _values, moves, _to in combinations for move in moves} == set(MOVES)
+
+
+def test_no_combination_of_control_values_raises():
+    # One explorer, its controls set for each combination (building one per combination is what made
+    # this test slow); the constructor's own arguments are checked by the tests above.
+    explorer = VerifyStepExplorer()
+    clock = Clock()
+    explorer.call_later = clock.call_later
+    controls = explorer.controls
+    for rows, values, moves, drag_to in control_combinations():
+        with explorer.batch():
+            controls["rows"].value = "random"
+            for name, value in values.items():
+                controls[name].value = value
+            controls["rows"].value = rows
         assert_matches_core(explorer)
-    assert_matches_core(explorer)
+        for move in moves:
+            if move == "tick":
+                clock.run()
+            elif move == "drag":
+                controls["draws"].value = min(drag_to, controls["draws"].max)
+            else:
+                controls[move].click()
+            assert_matches_core(explorer)
 
 
 class FrontEnd:
-    """What a browser would hold for the Play widget and its slider, from the messages the kernel sends.
+    """What a browser would hold for the draw slider, from the messages the kernel sends.
 
     A browser that receives a max below the value it holds clamps the value and sends the clamped
     number back as a change of its own: that is how a new step could open already finished. Every
@@ -260,7 +326,7 @@ def test_a_new_step_opens_at_draw_zero_in_the_browser_too(first, then):
         controls[name].value = value
     run_to_the_end(explorer)
     shown_before = explorer.shown["draws"]
-    browser = FrontEnd(controls["play"], controls["draws"])
+    browser = FrontEnd(controls["draws"])
     for name, value in then.items():
         controls[name].value = value
     assert explorer.shown["total"] < shown_before  # the case of the bug: fewer draws than were shown
@@ -276,7 +342,7 @@ def test_a_new_step_opens_at_draw_zero_in_the_browser_too(first, then):
 def test_dragging_the_draw_slider_moves_the_step():
     explorer = VerifyStepExplorer(seed=3)
     explorer.controls["draws"].value = 4
-    assert explorer.controls["play"].value == 4 and explorer.shown["draws"] == 4
+    assert explorer.shown["draws"] == 4
     assert_matches_core(explorer)
 
 
@@ -354,27 +420,57 @@ def test_figure_shows_each_frame(gamma, vocab, seed):
 # ---- what the learner met in the browser (issue 23) ----
 
 
-def test_the_stop_button_stops_where_it_is_and_reset_goes_back():
-    explorer = VerifyStepExplorer(seed=3)
+def test_play_reveals_a_draw_a_tick_and_stop_stops_where_it_is():
+    explorer = VerifyStepExplorer(seed=3)  # five draws
+    clock = Clock()
+    explorer.call_later = clock.call_later
     play = explorer.controls["play"]
-    # ▶, two draws, then ■: the browser sends playing = False, then value = min (ipywidgets' Play.stop()).
-    play.set_state({"playing": True})
-    play.set_state({"value": 1})
-    play.set_state({"value": 2})
-    play.set_state({"playing": False})
-    play.set_state({"value": 0})
-    assert explorer.shown["draws"] == 2 and play.value == 2 and not play.playing
-    assert_matches_core(explorer)
-    play.set_state({"value": 0})  # ■ again while paused: still where it is
+    assert play.description == PLAY == "▶ play"  # a button named by its text (axe: button-name)
+    play.click()  # the first draw at once, then one a tick
+    assert explorer.shown["draws"] == 1 and play.description == STOP == "■ stop"
+    clock.run()
     assert explorer.shown["draws"] == 2
-    explorer.controls["reset"].click()  # Reset is what goes back to draw 0
-    assert explorer.shown["draws"] == 0 and play.value == 0
+    assert_matches_core(explorer)
+    play.click()  # ■: stops where it is
+    assert play.description == PLAY and explorer.timer is None
+    clock.run(3)  # the cancelled tick does nothing
+    assert explorer.shown["draws"] == 2
+    play.click()
+    clock.run(5)  # plays to the end of the step, then stops by itself
+    assert explorer.shown["draws"] == 5 and play.description == PLAY and clock.pending == []
+    play.click()  # ▶ on a finished step starts it again from draw 0
+    assert explorer.shown["draws"] == 0 and play.description == STOP
+    clock.run()
+    assert explorer.shown["draws"] == 1
+    explorer.controls["reset"].click()  # Reset stops and goes back to draw 0
+    assert explorer.shown["draws"] == 0 and play.description == PLAY
+    play.click()
+    explorer.controls["seed"].value = 4  # a new step stops the play and opens at draw 0
+    assert explorer.shown["draws"] == 0 and play.description == PLAY
+    clock.run(3)
+    assert explorer.shown["draws"] == 0
     explorer.controls["draws"].value = 3
     explorer.controls["draws"].value = 0  # dragging the slider to 0 is the learner's choice: it is kept
     assert explorer.shown["draws"] == 0
-    run_to_the_end(explorer)
-    play.set_state({"playing": True, "value": 0})  # ▶ on a finished step starts it again from draw 0
-    assert explorer.shown["draws"] == 0
+
+
+def test_play_runs_on_the_event_loop_without_a_thread(monkeypatch):
+    monkeypatch.setattr(verify_step, "PLAY_SECONDS", 0.01)
+    explorer = VerifyStepExplorer(seed=3)
+
+    async def press_play_and_wait():
+        explorer.controls["play"].click()
+        for _ in range(500):
+            if explorer.controls["play"].description == PLAY:
+                break
+            await asyncio.sleep(0.01)
+
+    asyncio.run(press_play_and_wait())
+    assert explorer.shown["draws"] == explorer.shown["total"] == 5
+    assert_matches_core(explorer)
+    explorer.controls["reset"].click()
+    explorer.controls["play"].click()  # no event loop runs here: one draw, and nothing left pending
+    assert explorer.shown["draws"] == 1 and explorer.timer is None and explorer.controls["play"].description == PLAY
 
 
 def test_the_worked_example_menu_names_no_seed_the_slider_could_contradict():

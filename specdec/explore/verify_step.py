@@ -15,6 +15,8 @@ draft proposals with their verdicts, and the output, each token coloured by wher
 
 from __future__ import annotations
 
+import asyncio
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -24,14 +26,12 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 from matplotlib.transforms import offset_copy
 
 from .. import palette
+from ..core import acceptance_rates, expected_tokens_for_rates
+from ..narrate import draw_total, frame_at, narrate_trace, seeded_step, subscript, token_labels
 from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
                           Probability, checked)
-from ..narrate import draw_total, frame_at, narrate_trace, subscript
-from ..narrate import seeded_step, token_labels
-from ..core import acceptance_rates, expected_tokens_for_rates
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, nice_top, role_patch, role_style, styled)
-
 
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
 #: The labels name no seed: the seed slider, which the learner may move, says which one is in use.
@@ -41,17 +41,13 @@ ROW_SOURCES = {
     "example D A": ("the worked example, drafts D A", (3, 0), 0),
     "example A A": ("the worked example, drafts A A", (0, 0), 3),
 }
-
-#: Milliseconds between two draws when the Play button runs.
-PLAY_INTERVAL = 1500
-
+PLAY_SECONDS = 1.5  #: seconds between two draws while "▶ play" runs
+PLAY, STOP = "▶ play", "■ stop"  #: the play button's text: what a press does
 #: A mark after a draft proposal's label, for each verdict; the fewest positions the sequence panel shows.
 VERDICT_MARKS = {"accepted": " ✓", "rejected": " ✗", "pending": "", "discarded": ""}
 MIN_SLOTS = 4
 _TEST_LINE_TOP = 0.86  # where the threshold and u lines end; the threshold's label sits above
-
-#: The letter on an output chip: black contrasts more than white with every origin's colour.
-CHIP_TEXT_COLOUR = palette.HIGHLIGHT
+CHIP_TEXT_COLOUR = palette.HIGHLIGHT  #: an output chip's letter: black contrasts more than white with every origin
 
 
 class _Bars:
@@ -72,7 +68,7 @@ class _Bars:
                                             ((left, bottom), (left, tops), (right, tops), (right, bottom))], axis=1))
 
 
-class VerifyStepFigure:
+class VerifyStepFigure(Picture):
     """One figure for a verify step, redrawn in place by `update` for each revealed draw.
 
     Examples
@@ -94,7 +90,7 @@ class VerifyStepFigure:
             if self.short:
                 # The compact box is squarer and its text larger: the rows and the draw beside the test
                 # and one legend, the tokens across the bottom.
-                grid = self.figure.add_gridspec(3, 2, height_ratios=[1.2, 1.2, 1.0])
+                grid = self.figure.add_gridspec(3, 2, height_ratios=[1.2, 1.2, 1.15])
                 cells = (grid[0, 0], grid[0, 1], grid[1, 0], grid[2, :])
                 self.legend_axes = self.figure.add_subplot(grid[1, 1])
                 self.legend_axes.axis("off")
@@ -225,7 +221,9 @@ class VerifyStepFigure:
             for row, boxes, texts in ((1, self.draft_boxes, self.draft_texts), (0, self.output_boxes, self.output_texts)):
                 if row == 1 and index == self.max_gamma:
                     continue
-                boxes.append(axes.add_patch(Rectangle((index - 0.42, row - 0.36), 0.84, 0.72, zorder=2, linewidth=1.8)))
+                half = 0.43 if self.short else 0.36  # the compact text is larger against the tile: taller tiles
+                boxes.append(axes.add_patch(Rectangle((index - 0.42, row - half), 0.84, 2 * half, zorder=2,
+                                                      linewidth=1.8)))
                 texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold",
                                        fontsize=9 if self.short else None))  # nine tiles across the compact figure
         self.focus_marker = Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT, linestyle="none",
@@ -252,11 +250,6 @@ class VerifyStepFigure:
         self._sequence_gamma = gamma
 
     # ---- drawing ----
-
-    def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only what changed since the last call."""
-        with styled():
-            return self.fast.png()
 
     def update(self, trace, frame, labels: list[str]) -> None:
         """Show `frame` (from `specdec.narrate.frame_at`) of the `StepTrace` `trace`, naming tokens with `labels`."""
@@ -323,10 +316,15 @@ class VerifyStepFigure:
         self.reject_zone.set_width(1.0 - threshold)
         self.threshold_line.set_data([threshold, threshold], [0.1, _TEST_LINE_TOP])
         # Each label on the roomier side of its line; the threshold's above both lines.
-        self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
-                                          _TEST_LINE_TOP + 0.02))
-        self.threshold_text.set_horizontalalignment("left" if threshold < 0.5 else "right")
-        self.threshold_text.set_text(f"min(1, p/q) = {threshold:.3f}")
+        if self.short:  # the narrow panel has room for a short label only, centred so it stays inside
+            self.threshold_text.set_position((0.5, _TEST_LINE_TOP + 0.02))
+            self.threshold_text.set_horizontalalignment("center")
+            self.threshold_text.set_text(f"threshold {threshold:.3f}")
+        else:
+            self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
+                                              _TEST_LINE_TOP + 0.02))
+            self.threshold_text.set_horizontalalignment("left" if threshold < 0.5 else "right")
+            self.threshold_text.set_text(f"min(1, p/q) = {threshold:.3f}")
         for artist in test_artists:
             artist.set_visible(True)
         done = frame.bonus_next or frame.bonus_drawn
@@ -445,7 +443,7 @@ class VerifyStepFigure:
 
 
 def show_draws(counter, draws: int, total: int) -> None:
-    """Set a draw counter (the Play widget or its slider) to `draws` of `total` in one message.
+    """Set the draw slider to `draws` of `total` in one message.
 
     The value moves before a lowered max and after a raised one, so it never exceeds the max on the
     way: a front end that received a max below its value would clamp it and send the clamped number
@@ -456,6 +454,14 @@ def show_draws(counter, draws: int, total: int) -> None:
             counter.value = min(draws, total)
         counter.max = total
         counter.value = draws
+
+
+def call_later(seconds: float, callback):
+    """Run `callback` after `seconds` on the running event loop (the kernel's: no thread); None if none runs."""
+    try:
+        return asyncio.get_running_loop().call_later(seconds, callback)
+    except RuntimeError:
+        return None
 
 
 def draw_count(frame) -> str:
@@ -471,7 +477,7 @@ def draw_count(frame) -> str:
 
 
 class VerifyStepExplorer(Explorer):
-    """One verify step: Step, Back, Reset and Play (▶, ❚❚ and ■, which pauses where it is) reveal its draws.
+    """One verify step: Step, Back, Reset and "▶ play" (then "■ stop", which stops where it is) reveal its draws.
 
     Parameters
     ----------
@@ -491,12 +497,13 @@ class VerifyStepExplorer(Explorer):
 
     Attributes
     ----------
-    controls : "rows", "gamma", "vocab", "seed", "closeness", the buttons "step", "back", "reset",
-        "play" (an ipywidgets.Play whose value is the number of draws shown) and "draws" (a slider
-        that mirrors "play").
+    controls : "rows", "gamma", "vocab", "seed", "closeness", "draws" (a slider: the number of draws
+        shown) and the buttons "step", "back", "reset" and "play" (it reveals a draw every
+        `PLAY_SECONDS` on the kernel's event loop until the step is over or it is pressed again).
     shown : the step's rows, draft tokens and trace, the frame on screen, draws, total, tokens,
         origins, log (narrated lines so far), acceptance_rates, expected_tokens, readout.
     trace, labels : the step on screen and its token names.
+    timer : the pending tick while playing (an `asyncio.TimerHandle` from `call_later`), else None.
 
     Examples
     --------
@@ -511,47 +518,45 @@ class VerifyStepExplorer(Explorer):
 
     title = "One verify step, draw by draw"
 
-    @checked(gamma=Count(0, GAMMA_SLIDER_MAX), vocab=Count(VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX), seed=Count(0, STEP_SEED_SLIDER_MAX),
-             closeness=Probability(), rows=OneOf(*ROW_SOURCES), draws=Count())
+    @checked(gamma=Count(0, GAMMA_SLIDER_MAX), vocab=Count(VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX),
+             seed=Count(0, STEP_SEED_SLIDER_MAX), closeness=Probability(), rows=OneOf(*ROW_SOURCES), draws=Count())
     def __init__(self, gamma=4, vocab=8, seed=7, closeness=0.5, rows="random", draws=0):
         self.learner_settings = None  # (γ, V, seed) kept while a worked example fixes the sliders
         self.choosing_rows = False  # a rows choice is moving the sliders: it makes the step itself
-        controls = {
-            "rows": widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()], value="random", description="rows and draft tokens",
-                                     style=LABEL_STYLE, layout=widgets.Layout(width="32em")),
+        self.timer = None
+        self.call_later = call_later  # how a tick is scheduled (tests drive a clock of their own)
+        self.controls = controls = {
+            "rows": widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
+                                     value=rows, description="rows and draft tokens", style=LABEL_STYLE,
+                                     layout=widgets.Layout(width="32em")),
             "gamma": widgets.IntSlider(value=gamma, min=0, max=GAMMA_SLIDER_MAX, description="draft tokens γ",
                                        style=LABEL_STYLE),
             "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
                                        description="vocabulary size V", style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="seed",
+                                      style=LABEL_STYLE),
             "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
                                              description="draft closeness to target", style=LABEL_STYLE),
             "step": widgets.Button(description="Step", icon="step-forward", tooltip="reveal the next draw"),
             "back": widgets.Button(description="Back", icon="step-backward", tooltip="hide the last draw"),
             "reset": widgets.Button(description="Reset", icon="undo", tooltip="hide every draw"),
-            "play": widgets.Play(value=0, min=0, max=1, interval=PLAY_INTERVAL, show_repeat=False,
-                                 description="play the draws", tooltip="reveal the draws one by one"),
-            # Mirrors "play", to drag through the draws. The two are kept in step here, in Python, never by
-            # a link in the browser, which would send a clamped value back as if the learner had stepped.
+            "play": widgets.Button(description=PLAY, tooltip="reveal the draws one by one"),
             "draws": widgets.IntSlider(min=0, max=1, description="draws shown", style=LABEL_STYLE,
                                        layout=widgets.Layout(width="18em")),
         }
-        self.controls = controls
-        controls["rows"].value = rows
         self.apply_rows_choice()
         self.make_step()
-        self.set_play(min(draws, controls["play"].max))
+        controls["draws"].value = min(draws, controls["draws"].max)
         super().__init__(controls, [["rows", "seed"], ["gamma", "vocab", "closeness"],
                                     ["step", "back", "reset", "play", "draws"]],
-                         VerifyStepFigure(max_gamma=GAMMA_SLIDER_MAX), observe=["play"])
+                         VerifyStepFigure(max_gamma=GAMMA_SLIDER_MAX), observe=["draws"])
         for name in ("gamma", "vocab", "seed", "closeness"):
             self.on_change(name, self.settings_changed)
         self.on_change("rows", self.rows_changed)
-        self.on_change("play", self.play_moved)
-        self.on_change("draws", self.slider_dragged)
-        self.on_click("step", lambda: self.set_play(self.value("play") + 1))
-        self.on_click("back", lambda: self.set_play(self.value("play") - 1))
+        self.on_click("step", self.step)
+        self.on_click("back", self.back)
         self.on_click("reset", self.reset)
+        self.on_click("play", self.play_or_stop)
 
     # ---- handlers ----
 
@@ -576,12 +581,11 @@ class VerifyStepExplorer(Explorer):
 
     def make_step(self) -> None:
         """A new step from the current settings, with none of its draws shown yet."""
-        example_drafts = ROW_SOURCES[self.value("rows")][1]
+        self.stop()
         self.trace = seeded_step(self.value("seed"), self.value("gamma"), self.value("vocab"),
-                                 self.value("closeness"), example_drafts)
+                                 self.value("closeness"), ROW_SOURCES[self.value("rows")][1])
         self.labels = token_labels(self.trace.target_probs.shape[1])
-        self.controls["play"].playing = False
-        show_draws(self.controls["play"], 0, draw_total(self.trace))
+        show_draws(self.controls["draws"], 0, draw_total(self.trace))
 
     def settings_changed(self) -> None:
         if not self.choosing_rows:
@@ -591,33 +595,55 @@ class VerifyStepExplorer(Explorer):
         self.apply_rows_choice()
         self.make_step()
 
-    def set_play(self, draws: int) -> None:
+    def show(self, draws: int) -> None:
         """Show `draws` draws (kept in 0 … the step's total)."""
-        play = self.controls["play"]
-        play.value = min(max(draws, 0), play.max)
+        self.controls["draws"].value = min(max(draws, 0), self.controls["draws"].max)
+
+    def step(self) -> None:
+        self.show(self.value("draws") + 1)
+
+    def back(self) -> None:
+        self.show(self.value("draws") - 1)
 
     def reset(self) -> None:
-        self.controls["play"].playing = False
-        self.set_play(0)
+        self.stop()
+        self.show(0)
 
-    def play_moved(self) -> None:
-        """A change of the Play widget. The browser's ■ pauses it and sets it to 0 (ipywidgets' Play.stop):
-        told apart by coming from the browser while not playing, it is undone, so ■ stops where it is."""
-        play = self.controls["play"]
-        from_browser = "value" in play._property_lock  # set_state holds the lock while observers run
-        if from_browser and play.value == play.min and not play.playing and self.shown.get("draws", 0) > 0:
-            self.set_play(self.shown["draws"])
+    def play_or_stop(self) -> None:
+        """▶ reveals the next draw now and one every `PLAY_SECONDS` (from draw 0 again on a finished
+        step); ■ stops where it is. Where no event loop runs (a plain script), ▶ reveals one draw."""
+        if self.timer is not None:
+            self.stop()
+        elif self.value("draws") == self.controls["draws"].max:
+            self.show(0)
+            self.wait_for_tick()
+        else:
+            self.tick()
 
-    def slider_dragged(self) -> None:
-        if self.value("draws") != self.value("play"):
-            self.set_play(self.value("draws"))
+    def tick(self) -> None:
+        """Reveal the next draw; then wait for the next tick, or stop at the end of the step."""
+        self.timer = None
+        self.step()
+        if self.value("draws") < self.controls["draws"].max:
+            self.wait_for_tick()
+        else:
+            self.stop()
+
+    def wait_for_tick(self) -> None:
+        self.timer = self.call_later(PLAY_SECONDS, self.tick)
+        self.controls["play"].description = PLAY if self.timer is None else STOP
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.controls["play"].description = PLAY
 
     # ---- the view ----
 
     def compute(self) -> dict:
         trace, labels = self.trace, self.labels
-        frame = frame_at(trace, self.value("play"))
-        show_draws(self.controls["draws"], frame.draws, frame.total)
+        frame = frame_at(trace, self.value("draws"))
         self.picture.update(trace, frame, labels)
         self.controls["step"].disabled = frame.finished
         self.controls["back"].disabled = frame.draws == 0
