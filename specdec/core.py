@@ -9,13 +9,12 @@ first rejection it draws a replacement from the residual norm(max(0, pᵢ − q�
 draft token passes, it draws a bonus token from p_γ. The random draws are exactly
 ``rng.random()`` per visited position, then one ``rng.choice(V, p=...)``, in that order.
 
-What is simplified: the rows are given as plain probability arrays. In a real engine they come from
-two neural networks and the target rows of one step are computed in one batched forward pass; here
-the rows are just data, so that every number can be looked at.
+What is simplified: the rows are plain probability arrays, not the outputs of two neural networks
+(whose target rows for one step come from one batched forward pass), so that every number can be seen.
 
-The rule is written once, in `verify`. `speculative_step` runs it bare; `trace_step` runs the same
-function and asks it to record each draw. Beside the rule: what it yields on average
-(`expected_tokens`, per position `acceptance_rates` and `expected_tokens_for_rates`) and `speedup`.
+The rule is written once, in `verify`: `speculative_step` runs it bare, `trace_step` asks it to record
+each draw. Beside it: what a step yields on average (`expected_tokens`; per position `acceptance_rates`,
+`expected_tokens_for_rates`) and `speedup`.
 
 >>> import numpy as np
 >>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
@@ -129,12 +128,11 @@ def speedup(alpha, gamma, c) -> float:
     Parameters
     ----------
     alpha : float in [0, 1]
-        Acceptance rate.
+        The acceptance rate.
     gamma : int >= 0
-        Draft length.
+        The draft length.
     c : float > 0
-        Time of one target forward pass divided by the time of one draft forward pass
-        (c = 20: the draft is twenty times cheaper). ``math.inf`` means a free draft.
+        Time of one target forward pass over one draft pass (20: a draft twenty times cheaper; ``math.inf``: free).
 
     Examples
     --------
@@ -153,14 +151,7 @@ def unchecked_speedup(alpha: float, gamma: int, c: float) -> float:
 def acceptance_rates(target_probs, draft_probs) -> np.ndarray:
     """The acceptance rate αᵢ = Σₓ min(pᵢ(x), qᵢ(x)) of each draft position of one step.
 
-    Parameters
-    ----------
-    target_probs : array_like of shape (γ+1, V)
-    draft_probs : array_like of shape (γ, V)
-
-    Returns
-    -------
-    numpy.ndarray of shape (γ,)
+    `target_probs` has shape (γ+1, V), `draft_probs` (γ, V); the result, shape (γ,).
 
     Examples
     --------
@@ -313,17 +304,8 @@ def trace_step(target_probs, draft_probs, draft_tokens, rng) -> StepTrace:
 
 @checked(draft_probs=DistributionRows(), rng=Generator())
 def sample_draft(draft_probs, rng) -> list[int]:
-    """Draw the γ draft tokens, one ``rng.choice(V, p=qᵢ)`` per row, in row order.
-
-    Parameters
-    ----------
-    draft_probs : array_like of shape (γ, V)
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    list of int
-        γ draft tokens, each with qᵢ(xᵢ) > 0.
+    """Draw the γ draft tokens (a list of ints, each with qᵢ(xᵢ) > 0) from the (γ, V) rows `draft_probs`:
+    one ``rng.choice(V, p=qᵢ)`` per row, in row order.
 
     Examples
     --------

@@ -5,9 +5,8 @@ Real draft and target rows come from two language models. Here a target row is a
 of that target row with an independent draw: ``closeness`` = 1 makes q equal p (α = 1), 0 makes the
 two unrelated. Because q ≥ closeness·p pointwise, every row has α ≥ closeness.
 
-The terminal face (``python -m specdec step``) prints `narrate_trace`'s lines and the verify-step
-explorer shows them as its log: both tell the same story in the same words. `frame_at` says what
-the first k draws of a step have revealed; the explorer shows that frame.
+``python -m specdec step`` prints `narrate_trace`'s lines and the verify-step explorer shows them as
+its log, in the same words; `frame_at` says what the first k draws of a step have revealed.
 
 >>> import numpy as np
 >>> from specdec import trace_step
@@ -71,8 +70,7 @@ def seeded_step(seed, gamma=3, vocab=6, closeness=0.5, example_drafts=None) -> S
     Parameters
     ----------
     seed : int >= 0
-    gamma, vocab, closeness
-        As in `random_rows`.
+    gamma, vocab, closeness : as in `random_rows`
     example_drafts : sequence of 2 token ids, optional
 
     Examples
@@ -97,8 +95,7 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
 
     Parameters
     ----------
-    gamma : int in 0 … 64
-    vocab : int in 2 … 1,000,000
+    gamma, vocab : int in 0 … 64, int in 2 … 1,000,000
         Together, (2γ + 1)·V is at most `MAX_ROW_ENTRIES`.
     closeness : float in [0, 1]
         Weight of the target row in each draft row: qᵢ = closeness·pᵢ + (1 − closeness)·dᵢ.
@@ -108,8 +105,7 @@ def random_rows(gamma, vocab, closeness, rng, concentration=DEFAULT_CONCENTRATIO
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray)
-        target_probs of shape (γ+1, V) and draft_probs of shape (γ, V), rows summing to 1.
+    target_probs of shape (γ+1, V) and draft_probs of shape (γ, V), rows summing to 1.
 
     Examples
     --------

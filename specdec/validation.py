@@ -1,17 +1,12 @@
 """Argument checks, declared once at each public entry, and every limit and default of specdec.
 
-A public function says in one decorator what each argument must be; its body receives the checked,
-converted values::
-
-    @checked(alpha=Probability(), gamma=Count(maximum=MAX_GAMMA), rng=Generator())
-    def f(alpha, gamma, rng): ...
-
+A public function says in one decorator what each argument must be, ``@checked(alpha=Probability(),
+gamma=Count(maximum=MAX_GAMMA), rng=Generator())``, and its body receives the checked, converted values.
 A constraint returns a clean value (a float array, a list of Python ints, a float) or raises a
-`ValueError` / `TypeError` whose message names the argument, says what was wrong and what is
-expected. All checks run before the body, so a bad call never consumes a random draw. Arrays are
-read with `real_array` or `integer_array`, never ``np.asarray(value, dtype=float)``, which drops
-imaginary parts and truncates silently. `speculative_step` runs in loops, so its rows cost two
-reductions; the slower, precise diagnosis runs only once something is known to be wrong.
+`ValueError` / `TypeError` naming the argument, what was wrong and what is expected, before the body
+runs: a bad call never consumes a random draw. Arrays are read with `real_array` or `integer_array`,
+never ``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates silently. A verify
+step's rows cost two reductions; the slower, precise diagnosis runs only once something is wrong.
 
 >>> GAMMA_SLIDER_MAX <= TIMELINE_GAMMA_SLIDER_MAX <= DEFAULT_MAX_GAMMA <= MAX_GAMMA
 True
@@ -26,10 +21,9 @@ import numbers
 
 import numpy as np
 
-# Every limit and default, in one place: import them from here, never copy a number. What the math accepts
-# is refused beyond, before any draw or allocation (far past any lesson's needs, it keeps time and memory
-# bounded). The ..._SLIDER_... ranges are what the explorers' controls offer: a control's bounds are its
-# check, and an explorer does not check again what its sliders enforce.
+# Every limit and default, in one place: import them, never copy a number. Beyond what the math accepts, a
+# call is refused before any draw or allocation. The ..._SLIDER_... ranges are what the explorers' controls
+# offer: a control's bounds are its check, and an explorer does not check again what its sliders enforce.
 MAX_GAMMA = 64  #: the largest draft length γ a function that builds a verify step from a size accepts
 MAX_VOCAB = 1_000_000  #: the largest vocabulary a function that builds rows from a size accepts (real: ~10⁵)
 DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_gamma`; a γ schedule's longest)
@@ -72,12 +66,8 @@ def _numpy_view(value, name: str, expected: str) -> np.ndarray:
 
 
 def real_array(value, name: str, expected: str = "an array (or list) of real numbers") -> np.ndarray:
-    """`value` as a float64 array (not copied if it is one); complex numbers and text are a TypeError.
-
-    >>> real_array(np.array([0.5 + 0.2j, 0.5]), "x")
-    Traceback (most recent call last):
-    TypeError: x must be an array (or list) of real numbers, got complex numbers (complex128); pass .real if the imaginary parts are meant to be dropped
-    """
+    """`value` as a float64 array (not copied if it is one); complex numbers and text are a TypeError that
+    says what `name` must be (`expected`) and, for complex numbers, to pass ``.real`` if that is meant."""
     array = _numpy_view(value, name, expected)
     if array.dtype.kind == "c":
         raise TypeError(f"{name} must be {expected}, got complex numbers ({array.dtype}); pass .real if the "
@@ -196,12 +186,7 @@ def cost_ratio(value, name: str = "c") -> float:
 
 
 def positive_number(value, name: str, meaning: str) -> float:
-    """A finite real number > 0, as a float; `meaning` says in any error what the parameter is.
-
-    >>> positive_number(math.inf, "spread", "the standard deviation of the target logits")
-    Traceback (most recent call last):
-    ValueError: spread must be a finite number > 0 (the standard deviation of the target logits), got inf
-    """
+    """A finite real number > 0, as a float; `meaning` says in any error what the parameter is."""
     value = float(_number(value, name, f"a finite number > 0 ({meaning})"))
     if not (value > 0 and math.isfinite(value)):  # False for NaN too
         raise ValueError(f"{name} must be a finite number > 0 ({meaning}), got {value!r}")
@@ -231,12 +216,8 @@ def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
 
 
 def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: str) -> None:
-    """Check that every entry of the integer array `array` lies in low … high; name the first that does not.
-
-    >>> integers_in_range(np.array([0, 4, 1]), "samples", 0, 2, "categories")
-    Traceback (most recent call last):
-    ValueError: samples[1] = 4 is out of range: categories must be in 0 … 2
-    """
+    """Check that every entry of the integer array `array` lies in low … high; name the first that does not
+    ("samples[1] = 4 is out of range: categories must be in 0 … 2")."""
     if array.size == 0 or (array.min() >= low and array.max() <= high):
         return
     bad = np.argwhere((array < low) | (array > high))[0]
@@ -277,10 +258,8 @@ class PositiveFraction(Probability):
 
 
 class Count(Constraint):
-    """An integer in minimum … maximum (no upper bound if maximum is None), as a Python int.
-
-    Either bound may be a function of the arguments checked before: ``Count(1, lambda a: a["gamma"] + 1)``.
-    """
+    """An integer in minimum … maximum (no upper bound if maximum is None), as a Python int; either bound
+    may be a function of the arguments checked before: ``Count(1, lambda a: a["gamma"] + 1)``."""
     def __init__(self, minimum=0, maximum=None):
         self.minimum, self.maximum = minimum, maximum
 
@@ -344,11 +323,8 @@ class DistributionRows(Constraint):
 
 
 class StepRows(Constraint):
-    """The (γ+1, V) target rows and the (γ, V) draft rows of one verify step, checked together.
-
-    A constraint on two parameters, given to `checked` by position: ``@checked(StepRows("target_probs",
-    "draft_probs"), ...)``; its ``update(arguments)`` replaces both values in `arguments` by checked ones.
-    """
+    """The (γ+1, V) target rows and the (γ, V) draft rows of one verify step, checked together: given to
+    `checked` by position, its ``update(arguments)`` replaces both values in `arguments` by checked ones."""
     def __init__(self, target: str, draft: str):
         self.target, self.draft = target, draft
 
@@ -409,10 +385,8 @@ class Rates(Constraint):
 
 
 class Integers(Constraint):
-    """An integer array with `ndim` dimensions; with bounds, every entry in low … high.
-
-    `what` names the entries in a message ("token ids"), `within` in the out-of-range message (default `what`).
-    """
+    """An integer array with `ndim` dimensions; with bounds, every entry in low … high. `what` names the
+    entries in a message ("token ids"), `within` in the out-of-range message (default `what`)."""
     def __init__(self, what: str, ndim: int = 1, low=None, high=None, within: str | None = None):
         self.what, self.ndim, self.low, self.high, self.within = what, ndim, low, high, within or what
 
