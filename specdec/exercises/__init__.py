@@ -3,10 +3,8 @@
 `check(name, function)` runs your function and specdec's on the same cases — the worked examples,
 edge cases and seeded random ones — and compares the values, the types, the generator's state
 afterwards and your inputs. On a failure it shows the first failing case and a hint for the mistake
-your outputs match, found by running known wrong versions on the same cases.
-
-What is simplified: the checker can only name mistakes it knows; an unknown one still gets the
-failing case in full, and for the verify step a trace of what the correct rule does on it.
+your outputs match, found by running known wrong versions on the same cases (`checker` says how,
+and what is simplified).
 
 >>> def acceptance_rate(target, draft):
 ...     raise NotImplementedError

@@ -28,10 +28,10 @@ import numpy as np
 
 from ..deterministic_draft import deterministic_draft_step
 from ..validation import checked
-from .cases import Case, frozen
+from .cases import SPEC_TARGET_PROBS, Case, frozen
 from .checker import (CHECK_ARGUMENTS, TIME_LIMIT, TOKENS, CheckResult, Exercise, Problem, ResultKind, as_tokens,
                       check_exercise, describe_type, exercise_name)
-from .mistakes import MISTAKES, SYMPTOMS, Mistake, Symptom
+from .mistakes import MISTAKES, STOP_AT_REJECTION, Mistake
 
 # --- Rolling the caches back -----------------------------------------------------------------------
 
@@ -254,12 +254,8 @@ MISTAKES["deterministic_step"] = [
             "probability 0."),
     Mistake("not_renormalised", lambda p, x, rng: one_hot_step(p, x, rng, replacement=_unnormalised),
             "p with x set to 0 sums to 1 − p(x): divide it by that sum before you draw from it with rng.choice."),
-    Mistake("continue_after_rejection", _continue_after_rejection,
-            "stop at the first rejection: return right after appending the replacement token."),
+    Mistake("continue_after_rejection", _continue_after_rejection, STOP_AT_REJECTION),
 ]
-SYMPTOMS.append(Symptom(("deterministic_step",), ("value", "draws"), lambda case, got: got.rng_state
-                        == case.generator().bit_generator.state, "your function never drew from rng, the generator "
-                        "it was given: use rng.random() for each uniform and rng.choice(V, p=…) for the last token."))
 
 
 def _one_hot_case(label, target_probs, draft_tokens, seed, first_uniform=None, source="edge") -> Case:
@@ -278,7 +274,7 @@ def _random_one_hot(seed: int, gamma: int, vocab: int) -> Case:
 @functools.cache
 def one_hot_cases() -> tuple[Case, ...]:
     """The cases of deterministic_step: worked examples, edge cases, seeded random steps."""
-    spec = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
+    spec = SPEC_TARGET_PROBS
     return (_one_hot_case("worked example: greedy draft [0, 1]", spec, [0, 1], 2, source="worked"),
             _one_hot_case("worked example: draft [3, 1], p₀(3) = 0", spec, [3, 1], 0, source="worked"),
             _one_hot_case("γ = 0: no draft tokens, only the bonus token", [[0.1, 0.2, 0.7]], [], 5),

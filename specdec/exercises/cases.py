@@ -1,15 +1,11 @@
 """The inputs every exercise is checked on: the worked examples, edge cases and seeded random ones.
 
-A `Case` keeps its inputs frozen (read-only arrays, tuples) and hands out fresh, writable copies on
-every call of `Case.arguments`, so the learner's function, the reference and each known mistake all
-start from the same inputs and the same generator state. Worked examples come first, then small
-random cases, then edge cases, then larger random ones (up to V = 64 tokens and γ = 8 draft tokens).
+A `Case` keeps its inputs frozen and hands out fresh, writable copies (and a fresh generator) on
+every call of `Case.arguments`. Worked examples come first, then small random cases, then edge
+cases, then larger random ones (up to V = 64 tokens and γ = 8 draft tokens).
 
-What is simplified: the random rows are Dirichlet draws (as `specdec.rows.random_rows` makes them),
-not language models; what the exercises check is the rule, which must hold for any rows.
-
->>> [case.label for case in expected_tokens_cases()[:2]]
-['worked example (α = 0.8)', 'worked example (α = 1: every draft token passes)']
+What is simplified: the random rows are Dirichlet draws (as `specdec.narrate.random_rows` makes
+them), not language models; what the exercises check is the rule, which must hold for any rows.
 """
 
 from __future__ import annotations
@@ -28,10 +24,10 @@ SPEC_DRAFT_PROBS = ((0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2))
 
 @dataclass(frozen=True)
 class Case:
-    """One set of inputs: a `label` in words, the `inputs` by name (frozen), the generator's `seed`
-    (the generator is handed over last, as ``rng``) and, if set, its exact `first_uniform`; `tags`
-    say what is special about the case, for naming a mistake; `precision` is the digits its arrays are
-    shown with; `source` is "worked", "paper" (Leviathan et al.), "edge" or "random"."""
+    """One set of inputs: a `label` in words, the `inputs` by name (read-only arrays, tuples), the
+    `seed` of the generator handed over last as ``rng`` (its exact `first_uniform` if set), `tags` for
+    naming a mistake, the digits arrays are shown with, and the `source`: "worked", "paper" (Leviathan
+    et al.), "edge" or "random"."""
 
     label: str
     inputs: tuple
@@ -46,12 +42,7 @@ class Case:
         return tuple(name for name, _ in self.inputs) + (() if self.seed is None else ("rng",))
 
     def arguments(self) -> tuple:
-        """Fresh copies of the inputs, in order, then a fresh generator if the case has one.
-
-        >>> target_probs, draft_probs, draft_tokens, rng = step_cases()[0].arguments()
-        >>> draft_tokens, rng.random() == np.random.default_rng(0).random()
-        ([0, 1], True)
-        """
+        """Fresh copies of the inputs, in order, then a fresh generator if the case has one."""
         fresh = tuple(np.array(value) if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple)
                       else value for _, value in self.inputs)
         return fresh if self.seed is None else fresh + (self.generator(),)
@@ -94,7 +85,7 @@ def frozen(array_like) -> np.ndarray:
 
 
 def _random_rows(gamma: int, vocab: int, closeness: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Dirichlet(0.5) target rows and draft rows closeness·p + (1 − closeness)·d, as `specdec.rows` makes them."""
+    """Dirichlet(0.5) target rows and draft rows closeness·p + (1 − closeness)·d."""
     def dirichlet(count):
         values = rng.dirichlet(np.full(vocab, 0.5), size=count) + 1e-9
         return values / values.sum(axis=1, keepdims=True)

@@ -1,14 +1,11 @@
 """`check(name, function)`: run a learner's function on every case, compare it with specdec's, and
 name the mistake behind the first failure.
 
-Each call gets fresh copies of the case's inputs (and generator) and is recorded as an `Outcome`:
-value or exception, inputs changed, use of numpy's or Python's global generator (put back after),
-the generator's state. Exceptions, NaN and odd values become feedback; a call still running after
-its time limit is stopped by a trace function (``sys.settrace``) raising `TimedOut`. Problems are
+Each call gets fresh copies of the case's inputs and is recorded as an `Outcome`. Problems are
 found in the order a learner should fix them: an exception, the global generator, a changed input,
 a wrong value (floats within a relative 1e-9), the generator's state, the type of a right value.
 The hint comes from the problem itself, from what the failing case shows (`mistakes.SYMPTOMS`), or
-from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces —
+from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces:
 on every case for the verify step, on every wrongly answered case for the others.
 
 What is simplified: the checker can only name mistakes it knows (an unknown one still gets the
@@ -31,15 +28,15 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import core, palette
-from ..validation import DEFAULT_MAX_GAMMA, InstanceOf, checked
+from ..validation import InstanceOf, checked
 from . import cases as _cases
 from .cases import Case
-from .mistakes import MISTAKES, SYMPTOMS
+from .mistakes import MISTAKES, SYMPTOMS, best_gamma
 
 #: Seconds the learner's function may take on one case; the reference takes well under a millisecond.
 TIME_LIMIT = 5.0
@@ -70,16 +67,15 @@ class TimedOut(BaseException):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one call did; `aliased_inputs` are the parameters whose arrays share memory with the value."""
+    """What one call did: its value or exception (`TimedOut` if stopped), the inputs it changed (by name, as
+    they were after it), those its value shares memory with, rng's state after it, any global draws."""
 
     value: object = None
-    error: Exception | None = None
-    changed_inputs: tuple = ()
-    changed_values: tuple = ()
+    error: BaseException | None = None
+    changed_inputs: dict = field(default_factory=dict)
     aliased_inputs: tuple = ()
     rng_state: dict | None = None
     used_global_rng: bool = False
-    timed_out: bool = False
 
     @property
     def error_text(self) -> str:
@@ -93,15 +89,10 @@ class Outcome:
 
 
 def run(function, case: Case, time_limit: float | None = None) -> Outcome:
-    """Call `function` on fresh copies of the case's inputs and record what happened.
-
-    >>> run(lambda target, draft: float(target @ draft), _cases.pair_cases()[0]).value
-    0.25
-    """
+    """Call `function` on fresh copies of the case's inputs and record what happened."""
     arguments = case.arguments()
     numpy_state, python_state = np.random.get_state(), random.getstate()
     value = error = None
-    timed_out = False
     deadline = None if time_limit is None else time.monotonic() + time_limit
 
     def stop_when_late(frame, event, arg):
@@ -116,9 +107,7 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
             if deadline is not None:
                 sys.settrace(stop_when_late)
             value = function(*arguments)
-        except TimedOut:
-            timed_out = True
-        except Exception as raised:  # the learner's code: any exception is feedback
+        except (Exception, TimedOut) as raised:  # the learner's code: any exception is feedback
             error = raised
         finally:
             if deadline is not None:
@@ -128,12 +117,12 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
                        or now[3:] != numpy_state[3:] or random.getstate() != python_state)
     np.random.set_state(numpy_state)
     random.setstate(python_state)
-    changed = [(name, given) for (name, original), given in zip(case.inputs, arguments) if not _same(given, original)]
-    aliased = tuple(name for (name, _), given in zip(case.inputs, arguments) if isinstance(value, np.ndarray)
-                    and isinstance(given, np.ndarray) and np.shares_memory(value, given))
+    given = list(zip(case.inputs, arguments))
+    changed = {name: after for (name, before), after in given if not _same(after, before)}
+    aliased = tuple(name for (name, _), after in given if isinstance(value, np.ndarray)
+                    and isinstance(after, np.ndarray) and np.shares_memory(value, after))
     rng_state = arguments[-1].bit_generator.state if case.seed is not None else None
-    return Outcome(value, error, tuple(name for name, _ in changed), tuple(given for _, given in changed), aliased,
-                   rng_state, used_global_rng, timed_out)
+    return Outcome(value, error, changed, aliased, rng_state, used_global_rng)
 
 
 def _same(given, original) -> bool:
@@ -186,49 +175,42 @@ def describe_type(value) -> str:
     return f"{'an' if (module or kind.__name__)[0] in 'aeiou' else 'a'} {module}{kind.__name__}"
 
 
+def _not_bool(value) -> bool:
+    return not isinstance(value, (bool, np.bool_))
+
+
 def as_number(value) -> float | None:
     """`value` as a float if it is one real number (a 1-element array counts), else None."""
-    if isinstance(value, (bool, np.bool_)):
-        return None
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.reshape(-1)[0]
     try:
-        if isinstance(value, numbers.Real):
-            return float(value)
-        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
-            return float(value.reshape(-1)[0])
+        return float(value) if isinstance(value, numbers.Real) and _not_bool(value) else None
     except (OverflowError, TypeError, ValueError):
-        pass
-    return None
+        return None
 
 
 def as_vector(value) -> np.ndarray | None:
-    if not isinstance(value, (np.ndarray, list, tuple)):
-        return None
     try:
-        array = np.asarray(value)
+        array = np.asarray(value) if isinstance(value, (np.ndarray, list, tuple)) else None
     except (TypeError, ValueError):
         return None
-    return array.astype(np.float64, copy=False) if array.dtype.kind in "biuf" else None  # no complex, text, objects
+    return array.astype(np.float64, copy=False) if array is not None and array.dtype.kind in "biuf" else None
 
 
 def as_tokens(value) -> list[int] | None:
     """`value` as a list of ints if it is a 1-D sequence of integers, else None."""
-    if isinstance(value, np.ndarray):
-        if value.ndim != 1:
-            return None
+    if isinstance(value, np.ndarray) and value.ndim == 1:
         value = list(value)
-    if not isinstance(value, (list, tuple)) or not all(
-            isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_)) for t in value):
-        return None
-    return [int(t) for t in value]
+    if isinstance(value, (list, tuple)) and all(isinstance(t, numbers.Integral) and _not_bool(t) for t in value):
+        return [int(t) for t in value]
+    return None
 
 
 def _as_pair(value) -> tuple[int, float] | None:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         return None
     gamma, best = value[0], as_number(value[1])
-    if isinstance(gamma, (bool, np.bool_)) or not isinstance(gamma, numbers.Integral) or best is None:
-        return None
-    return int(gamma), best
+    return (int(gamma), best) if isinstance(gamma, numbers.Integral) and _not_bool(gamma) and best is not None else None
 
 
 def _float_type(value, what: str = "the value") -> Problem | None:
@@ -244,7 +226,7 @@ def _float_type(value, what: str = "the value") -> Problem | None:
     return Problem("type", f"{what} is right but it is {describe_type(value)}, not a Python float", RETURN_FLOAT)
 
 
-def _array_type(got) -> Problem | None:
+def _array_type(got: Outcome) -> Problem | None:
     if got.aliased_inputs:
         return Problem("aliased", f"the values are right, but the array you returned is {got.aliased_inputs[0]} "
                                   "itself (or a view of it)",
@@ -257,7 +239,7 @@ def _array_type(got) -> Problem | None:
     return None
 
 
-def token_list_type(got) -> Problem | None:
+def token_list_type(got: Outcome) -> Problem | None:
     if not isinstance(got.value, list):
         return Problem("type", f"the tokens are right but you returned {describe_type(got.value)}", RETURN_TOKEN_LIST)
     kinds = sorted({type(token).__name__ for token in got.value if type(token) is not int})
@@ -265,7 +247,7 @@ def token_list_type(got) -> Problem | None:
                    NUMPY_INTEGERS) if kinds else None
 
 
-def _pair_type(got) -> Problem | None:
+def _pair_type(got: Outcome) -> Problem | None:
     if not isinstance(got.value, tuple):
         return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_PAIR)
     if type(got.value[0]) is not int:
@@ -293,11 +275,10 @@ class ResultKind:
             return Problem("global_rng", "your function drew from numpy's (or Python's) global random generator",
                            GLOBAL_RNG)
         if got.changed_inputs:
-            listed = " and ".join(got.changed_inputs)
             return Problem("changed_input", f"after the call, {', '.join(got.changed_inputs)} differed from what was "
-                           "passed in", f"you changed the caller's array ({listed}): the caller still needs it. Work "
-                           "on new arrays (p - q makes a new one, p -= q overwrites p), or copy first with "
-                           "np.array(target, dtype=float).")
+                           "passed in", f"you changed the caller's array ({' and '.join(got.changed_inputs)}): the "
+                           "caller still needs it. Work on new arrays (p - q makes a new one, p -= q overwrites p), or "
+                           "copy first with np.array(target, dtype=float).")
         value = self.normalise(got.value)
         if value is None:
             dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
@@ -371,18 +352,14 @@ def explain_step(case: Case) -> str:
                      f"min(1, p/q) = {threshold:.{d}g}: {'accepted' if position.accepted else 'rejected'}")
         if not position.accepted:
             vector = position.residual
-            source = (f"the residual {f'(V = {vector.size})' if vector.size > 8 else _short(vector)}"
-                      if np.maximum(target_probs[i] - draft_probs[i], 0.0).sum() > 0
+            listed = f"(V = {vector.size})" if vector.size > 8 else "[" + ", ".join(f"{x:.4g}" for x in vector) + "]"
+            source = (f"the residual {listed}" if np.maximum(target_probs[i] - draft_probs[i], 0.0).sum() > 0
                       else "p itself (max(0, p − q) has no mass here: the fallback)")
             lines.append(f"    replacement drawn from {source}: token {position.resampled_token}, and the step ends")
     if trace.all_accepted:
         every = "every draft token accepted" if trace.positions else "no draft tokens"
         lines.append(f"{every}: bonus token drawn from the last row of target_probs: token {trace.bonus_token}")
     return "\n".join(lines)
-
-
-def _short(vector) -> str:
-    return "[" + ", ".join(f"{value:.4g}" for value in vector) + "]"
 
 
 def _digits_to_tell_apart(u: float, threshold: float) -> int:
@@ -394,16 +371,6 @@ def _digits_to_tell_apart(u: float, threshold: float) -> int:
         if ordered and (shown_u < 1 or u == 1) and (shown_threshold < 1 or threshold == 1):
             return digits
     return 17
-
-
-def best_gamma(alpha, c) -> tuple[int, float]:
-    """specdec.theory.optimal_gamma's answer over γ = 1 … 20: the largest speedup, the smallest γ on a tie."""
-    best = (1, core.speedup(alpha, 1, c))
-    for gamma in range(2, DEFAULT_MAX_GAMMA + 1):
-        value = core.speedup(alpha, gamma, c)
-        if value > best[1]:
-            best = (gamma, value)
-    return best
 
 
 EXERCISES: dict[str, Exercise] = {exercise.name: exercise for exercise in (
@@ -432,14 +399,7 @@ EXERCISE_NAMES = tuple(EXERCISES)
 
 def draws_made(case: Case, state: dict | None, limit: int = 256) -> int | None:
     """How many 64-bit draws (one per ``rng.random()`` or ``rng.choice(V, p=…)``) take the case's fresh
-    generator to `state`; None if not within `limit`.
-
-    >>> case = _cases.step_cases()[0]
-    >>> rng = case.generator()
-    >>> _ = rng.random(), rng.random(), rng.random()
-    >>> draws_made(case, rng.bit_generator.state)
-    3
-    """
+    generator to `state`; None if not within `limit`."""
     if state is None:
         return None
     bit_generator = case.generator().bit_generator
@@ -448,16 +408,6 @@ def draws_made(case: Case, state: dict | None, limit: int = 256) -> int | None:
             return count
         bit_generator.advance(1)
     return None
-
-
-def _draw_count_hint(rule_draws: int | None, your_draws: int | None) -> str:
-    if rule_draws is not None and your_draws is not None:
-        counted = f"here the rule made {rule_draws} draws from rng and yours made {your_draws}. "
-    else:
-        counted = "your function drew from rng differently (other methods, or a different number of draws). "
-    return ("your tokens are right but rng ended in another state: " + counted +
-            "Make exactly one rng.random() per visited position, then one rng.choice(V, p=…) — the replacement "
-            "or the bonus — and nothing else, so that the caller's next draws are what they expect.")
 
 
 def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tuple[str | None, str | None]:
@@ -478,7 +428,13 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
         if all(exercise.result.same_result(run(known.function, cases[i]), got[i]) for i in relevant):
             return known.hint, known.in_practice
     if problem.kind == "draws":
-        return _draw_count_hint(draws_made(case, expected[index].rng_state), draws_made(case, outcome.rng_state)), None
+        rule_draws, your_draws = draws_made(case, expected[index].rng_state), draws_made(case, outcome.rng_state)
+        counted = (f"here the rule made {rule_draws} draws from rng and yours made {your_draws}. "
+                   if rule_draws is not None and your_draws is not None else
+                   "your function drew from rng differently (other methods, or a different number of draws). ")
+        return ("your tokens are right but rng ended in another state: " + counted + "Make exactly one rng.random() "
+                "per visited position, then one rng.choice(V, p=…) — the replacement or the bonus — and nothing "
+                "else, so that the caller's next draws are what they expect."), None
     for symptom in symptoms:
         if symptom.last_resort and symptom.shows(case, outcome):
             return symptom.hint, None
@@ -500,12 +456,9 @@ class Row:
 @dataclass(frozen=True, repr=False)
 class CheckResult:
     """What `check` found: `status` ("passed", "failed" or "not implemented"), a `headline` starting with
-    ✓ or ✗ (no colour carries meaning alone), the `rows` of feedback (inputs, expected, got, hint, …),
-    the `hint` if the failure matches a known mistake, and the first failing `case`
-    (``result.case.arguments()`` gives its inputs again). Shown as text (`message`) and as HTML.
+    ✓ or ✗, the `rows` of feedback, the `hint` if the failure matches a known mistake, and the first
+    failing `case` (``result.case.arguments()`` gives its inputs again). Shown as text and as HTML.
 
-    Examples
-    --------
     >>> result = CheckResult("speedup", "passed", "✓ speedup: all 3 cases pass")
     >>> result.passed, bool(result), result
     (True, True, ✓ speedup: all 3 cases pass)
@@ -583,8 +536,7 @@ def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) ->
         return f"{got.error_text}\n(raised at {where})" if where else got.error_text
     if problem.kind == "changed_input":
         prefix = "{} after the call: " if shown is got else "{} left as it was passed in: "
-        values = dict(zip(got.changed_inputs, got.changed_values) if shown is got
-                      else zip(case.parameters, case.arguments()))
+        values = got.changed_inputs if shown is got else dict(zip(case.parameters, case.arguments()))
         return "\n".join(prefix.format(name) + show(values[name], indent=len(prefix.format(name)))
                          for name in got.changed_inputs)
     text = show(shown.value, precision=8)
@@ -596,12 +548,12 @@ def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) ->
 
 
 def _what_the_cases_are(cases) -> str:
-    counts = {source: sum(case.source == source for case in cases) for source in ("worked", "paper", "edge", "random")}
+    worked, paper, edge, randoms = (sum(case.source == source for case in cases)
+                                    for source in ("worked", "paper", "edge", "random"))
     parts = [text for count, text in (
-        (counts["worked"], "the worked example" if counts["worked"] == 1 else f"{counts['worked']} worked examples"),
-        (counts["paper"], f"{counts['paper']} from Leviathan et al."),
-        (counts["edge"], "1 edge case" if counts["edge"] == 1 else f"{counts['edge']} edge cases"),
-        (counts["random"], f"{counts['random']} seeded random cases")) if count]
+        (worked, "the worked example" if worked == 1 else f"{worked} worked examples"),
+        (paper, f"{paper} from Leviathan et al."), (edge, "1 edge case" if edge == 1 else f"{edge} edge cases"),
+        (randoms, f"{randoms} seeded random cases")) if count]
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
@@ -640,14 +592,12 @@ def check(name: str, function, time_limit: float = TIME_LIMIT) -> CheckResult:
     function : callable
         Your function, with the same parameters as specdec's (optimal_gamma takes (alpha, c)).
     time_limit : float, optional
-        Seconds your function may take on one case; a call that has not returned by then is stopped
-        and reported, and the check ends there.
+        Seconds your function may take on one case; a call still running then is stopped and reported.
 
     Returns
     -------
     CheckResult
-        ``.passed`` and ``.message``; in a notebook it shows itself as a short report. On a failure,
-        ``.case.arguments()`` gives the failing inputs again, to try your function on.
+        ``.passed``, ``.message``, and on a failure ``.case.arguments()``, the failing inputs again.
 
     Examples
     --------
@@ -673,7 +623,7 @@ def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT,
         if isinstance(outcome.error, NotImplementedError):
             return CheckResult(name, "not implemented", f"✗ {name}: not implemented yet",
                                (Row("to do", NOT_IMPLEMENTED),))
-        if outcome.timed_out:
+        if isinstance(outcome.error, TimedOut):
             rows = (Row("problem", f"your function had not returned after {time_limit:g} s, so the check stopped it"),
                     Row("inputs", _show_inputs(case), code=True), Row("hint", TIMED_OUT), try_it)
             return CheckResult(name, "failed", f"✗ {name} did not finish on case {index + 1} of {len(cases)}: "

@@ -1,17 +1,11 @@
 """The mistakes learners make: each a small wrong function, with the hint that names it beside it.
 
-A `Mistake` is run by the checker on the same cases as the learner's function; if the learner's
-outcomes are its outcomes, its hint is shown (the first that matches, so the most specific come
-first). A `Symptom` is a mistake the failing case alone gives away (NaN where max(0, p − q) has no
-mass, infinity at α = 1, …), tried before the wrong functions; a `last_resort` one only after them.
-
-Each wrong function is written as a learner would write it and marks its mistake ``# the mistake``.
-The wrong verify steps are `right_step` with one part changed (its acceptance test, its replacement)
-or written out in full where the order of draws or the place it stops is the mistake. After a first
-implementation's slips come the broken rules of notebook 03 (`specdec.broken_rules`), with its words.
-
->>> [m.name for m in MISTAKES["expected_tokens"]]
-['exponent_gamma', 'untruncated', 'only_accepted']
+A `Mistake` is a wrong function written as a learner would write it, its mistake marked
+``# the mistake``; the most specific come first. A `Symptom` is a mistake the failing case alone
+gives away (NaN where max(0, p − q) has no mass, infinity at α = 1, …). The wrong verify steps are
+`right_step` with one part changed (its acceptance test, its replacement) or written out in full
+where the order of draws or the place it stops is the mistake; after a first implementation's slips
+come the broken rules of notebook 03 (`specdec.broken_rules`), with its words.
 """
 
 from __future__ import annotations
@@ -60,10 +54,6 @@ def without_fallback(target, draft):
     return excess / excess.sum()  # the mistake: no fallback, 0/0 = NaN where max(0, p − q) has no mass
 
 
-def accepts(rng, p_x, q_x) -> bool:
-    return rng.random() < min(1.0, p_x / q_x)
-
-
 def accepts_on_equal(rng, p_x, q_x) -> bool:
     return rng.random() <= min(1.0, p_x / q_x)  # the mistake: <=, not <
 
@@ -72,12 +62,9 @@ def flipped(rng, p_x, q_x) -> bool:
     return rng.random() < (1.0 if q_x >= p_x else q_x / p_x)  # the mistake: min(1, q/p), not min(1, p/q)
 
 
-def right_step(p, q, tokens, rng, accepts=accepts, replacement=residual):
-    """A learner's verify step; the wrong steps change the part they pass in.
-
-    >>> right_step(np.array([[0.5, 0.5], [0.0, 1.0]]), np.array([[0.5, 0.5]]), [1], np.random.default_rng(0))
-    [1, 1]
-    """
+def right_step(p, q, tokens, rng, accepts=lambda rng, p_x, q_x: rng.random() < min(1.0, p_x / q_x),
+               replacement=residual):
+    """A learner's verify step; the wrong steps change the part they pass in."""
     output = []
     for i, x in enumerate(tokens):
         if accepts(rng, p[i, x], q[i, x]):
@@ -137,7 +124,9 @@ def _unprocessed_draft_in_ratio(p, q, tokens, rng):
     return right_step(p, q, [int(rng.choice(p.shape[1], p=row)) for row in sharpened], rng)
 
 
-def _best_gamma(alpha, c, gammas=range(1, 21), better=lambda value, best: value > best) -> tuple[int, float]:
+def best_gamma(alpha, c, gammas=range(1, 21), better=lambda value, best: value > best) -> tuple[int, float]:
+    """The right (γ, speedup) over γ = 1 … 20: the largest speedup, the smallest γ on a tie (the checker's
+    reference); the wrong ones change the range or the comparison."""
     best = (None, -1.0)
     for gamma in gammas:
         value = speedup(alpha, gamma, c)
@@ -281,15 +270,15 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "a step runs γ draft passes, one per draft token, not γ + 1: its cost is 1 + γ/c."),
     ],
     "optimal_gamma": [
-        Mistake("tie_to_largest", lambda a, c: _best_gamma(a, c, better=lambda new, best: new >= best),  # the mistake
+        Mistake("tie_to_largest", lambda a, c: best_gamma(a, c, better=lambda new, best: new >= best),  # the mistake
                 "on a tie keep the smallest γ: replace the best only when a speedup is strictly larger (>, not >=). "
                 "np.argmax already returns the first maximum."),
         Mistake("argmax_as_gamma", _argmax_as_gamma,
                 "np.argmax gives the position of the best speedup in your list, counted from 0, while γ starts at 1: "
                 "return int(np.argmax(values)) + 1 with its speedup."),
-        Mistake("range_end", lambda a, c: _best_gamma(a, c, range(1, 20)),  # the mistake
+        Mistake("range_end", lambda a, c: best_gamma(a, c, range(1, 20)),  # the mistake
                 "γ runs from 1 to 20 inclusive: range(1, 21) — range(1, 20) stops at 19."),
-        Mistake("range_start", lambda a, c: _best_gamma(a, c, range(0, 21)),  # the mistake
+        Mistake("range_start", lambda a, c: best_gamma(a, c, range(0, 21)),  # the mistake
                 "γ starts at 1: γ = 0 is plain decoding, not a draft length."),
     ],
 }
@@ -306,8 +295,8 @@ def not_finite(value) -> bool:
 SYMPTOMS = [
     Symptom(("expected_tokens", "speedup", "optimal_gamma"), ("error", "value"), lambda case, got: "alpha_one"
             in case.tags and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)), ALPHA_ONE),
-    Symptom(("speculative_step",), ("value", "draws"), lambda case, got: got.rng_state == case.generator().bit_generator
-            .state, "your function never drew from rng, the generator it was given: use rng.random() for each "
+    Symptom(("speculative_step", "deterministic_step"), ("value", "draws"), lambda case, got: got.rng_state
+            == case.generator().bit_generator.state, "your function never drew from rng, the generator it was given: use rng.random() for each "
             "uniform and rng.choice(V, p=…) for the last token."),
     Symptom(("acceptance_rate",), ("value",), lambda case, got: "zero_over_zero" in case.tags and not_finite(got.value),
             ZERO_OVER_ZERO),
