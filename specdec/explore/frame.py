@@ -1,29 +1,21 @@
 """The frame every explorer shares: controls, a picture redrawn in place, and a readout built as data.
 
-An explorer is a subclass of `Explorer` that builds its controls and its picture, then overrides
-`Explorer.compute` (read the controls, call the math, update the picture, return the numbers on
-screen) and `Explorer.describe` (turn those numbers into a `Readout`: lines of text with bold parts,
-some marked as key lines). The readout renders to HTML, to plain text for the static view
-(`summary`), and gives its key lines to the compact layout and to screen readers: the picture's text
-alternative is the title and the key lines, which sit in a polite ARIA live region. Nothing is ever
-parsed back out of HTML. How to write an explorer: ``specdec/explore/README.md``.
+An explorer subclasses `Explorer`: it builds its controls and picture, then overrides `compute` (read
+the controls, call the math, update the picture, return the numbers on screen) and `describe` (those
+numbers as a `Readout`: lines with bold parts, some marked key lines). The readout renders to HTML,
+to plain text (`summary`, the static view) and gives its key lines to the compact layout and to
+screen readers (the picture's text alternative; a polite ARIA live region). Nothing is parsed back
+out of HTML. Rows of controls wrap, a long label sits above its slider, the picture scales down, and
+`presentation` is the one switch for a room. How to write an explorer: ``specdec/explore/README.md``.
 
-The layout adapts to the width it gets: control rows wrap (a slider track keeps `MIN_TRACK_PX`), a
-label longer than `LONG_LABEL_CHARS` sits above its slider, the picture scales down, and the readout
-moves below the picture when both do not fit. `presentation` is the one switch for a room: figures
-made afterwards are drawn `figure_scale()` times finer and fitted into `COMPACT_FIGURE_INCHES`
-(`panel_axes` then stacks their panels), and explorers use the compact layout (`compact`).
-
-Figures: every one is made by `new_figure` inside `styled`, at most `WIDEST_FIGURE_INCHES` wide (844
-CSS px reach a picture in JupyterLab at 1280×720 with the file browser open), with no text below
-`MIN_TEXT_PX` and no heading below `MIN_HEADING_PX` (`enlarge_small_text`). `FastRedraw` keeps a
-figure as three layers of pixels, so that a slider move redraws only what changed: the *base*
-(frames, titles, legends: drawn once), *occasional* artists (axes whose ticks follow the limits:
-drawn again after `FastRedraw.invalidate`) and *changing* ones (bars, markers, numbers: every render).
-Registered artists are marked animated, so matplotlib's ordinary draw leaves them out of the base;
-`png_bytes` (a full ``savefig``) still draws every artist. A full redraw of the verify-step figure
-takes about 9 times as long. The first render lays the figure out, then the layout is frozen (no
-layout engine, axis labels pinned): kept pixels are only valid while nothing moves.
+Figures are made by `new_figure` inside `styled`, at most `WIDEST_FIGURE_INCHES` wide, no text below
+`MIN_TEXT_PX` (`enlarge_small_text`). `FastRedraw` keeps a figure as three layers of pixels, so that a
+slider move redraws only what changed: the *base* (frames, titles, legends: drawn once), *occasional*
+artists (axes whose ticks follow the limits: drawn again after `FastRedraw.invalidate`) and *changing*
+ones (bars, markers, numbers: every render). Registered artists are marked animated, so matplotlib's
+ordinary draw leaves them out of the base; `png_bytes` (a full ``savefig``) draws every artist, about
+9 times as slowly for the verify-step figure. After the first render the layout is frozen (no layout
+engine, axis labels pinned): kept pixels are only valid while nothing moves.
 """
 
 from __future__ import annotations
@@ -51,14 +43,12 @@ from .. import palette
 
 DPI = 96  #: resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size
 WIDEST_FIGURE_INCHES = 8.75  #: the widest figure (840 PNG px at scale 1): unshrunk with the file browser open
-#: In presentation mode, the largest figure, in inches (width, height): the compact layout at 853×480
-#: CSS px shows a picture in at most about 400 × 315 CSS px beside its side column.
+#: In presentation mode, the largest figure (inches): the compact layout at 853×480 CSS px shows a picture
+#: in at most about 400 × 315 CSS px beside its side column.
 COMPACT_FIGURE_INCHES = (6.0, 4.6)
-#: In presentation mode, how much larger text is against the figure than in the ordinary layout: the
-#: figure is made this many times smaller in inches and drawn this many times finer, so its PNG keeps its
-#: size and every text, line and marker (sized in points) grows. The compact layout at 853×480 CSS px,
-#: device scale 1.5, shows a picture about 420 CSS px wide (beside the side column, or above it when the
-#: output is narrower, as with JupyterLab's file browser open): its smallest text is then about 16 device px.
+#: In presentation mode, a figure is made this many times smaller in inches and drawn this many times
+#: finer: its PNG keeps its size and every text, line and marker grows. At 853×480 CSS px, device scale
+#: 1.5, a picture about 420 CSS px wide then shows its smallest text at about 16 device px.
 COMPACT_TEXT_SCALE = 1.28
 MIN_TEXT_PX, MIN_HEADING_PX = 12.0, 14.0  #: the smallest text, and title or axis label, in PNG px at scale 1
 #: Text sizes, in points (1 pt = 96/72 px at scale 1): every one at or above the minimums above.
@@ -68,12 +58,9 @@ Y_TOPS = (0.2, 0.4, 0.6, 0.8, 1.05)  #: the upper limits a probability axis take
 LABEL_STYLE = {"description_width": "initial"}  #: every control's style: its description shown in full
 MIN_TRACK_PX = 80  #: a slider's track is never narrower than this (CSS px): shorter tracks cannot be dragged
 LONG_LABEL_CHARS = 24  #: a slider label longer than this many characters is set above the slider
-#: In the compact layout, the picture is at most the window's height minus this (CSS px): JupyterLab's
-#: bars and the explorer's title.
-COMPACT_CHROME_PX = 130
-#: In the compact layout, an output narrower than this (CSS px) stacks the side column under the
-#: picture, which then gets the whole width (JupyterLab's file browser open, at 853×480): beside a
-#: 20em column, a picture would be too small for its text to read from the back of a room.
+COMPACT_CHROME_PX = 130  #: compact layout: the picture is at most the window's height minus this (CSS px)
+#: Compact layout: an output narrower than this (CSS px; the file browser open at 853×480) stacks the
+#: side column under the picture, which gets the whole width, readable from the back of a room.
 COMPACT_STACK_PX = 600
 COMPACT_SIDE_EM = 16  #: in the compact layout, the width of the column beside the picture, in em
 KEY_LINES = 4  #: at most this many lines are key lines when a readout marks none itself
@@ -116,7 +103,6 @@ _STYLE_SHEET = """<style>
 
 # ---- the presentation switch ------------------------------------------------------------------
 
-
 class _Presentation:
     """The presentation setting in force: `presentation` changes it; the frame and figures read it."""
     scale = None  # None: the ordinary layout
@@ -131,11 +117,9 @@ def presentation(on: bool = True, scale: float = 1.5) -> None:
     key lines and the other controls, with the whole readout under both. Meant for a projector at
     1280×720 with browser zoom up to 150%.
 
-    >>> presentation(scale=1.5)
-    >>> figure_scale(), compact()
+    >>> presentation(scale=1.5); figure_scale(), compact()
     (1.5, True)
-    >>> presentation(False)
-    >>> figure_scale(), compact()
+    >>> presentation(False); figure_scale(), compact()
     (1.0, False)
     """
     if not isinstance(on, bool):
@@ -148,32 +132,19 @@ def presentation(on: bool = True, scale: float = 1.5) -> None:
 
 
 def figure_scale() -> float:
-    """How many times finer figures are drawn now: the presentation scale, or 1 when it is off.
-
-    >>> figure_scale()
-    1.0
-    """
+    """How many times finer figures are drawn now: the presentation scale, or 1 when it is off (see `presentation`)."""
     return _Presentation.scale or 1.0
 
 
 def compact() -> bool:
-    """Whether presentation mode is on: explorers built now use the compact layout.
-
-    >>> compact()
-    False
-    """
+    """Whether presentation mode is on: explorers built now use the compact layout (see `presentation`)."""
     return _Presentation.scale is not None
 
 
 # ---- figures --------------------------------------------------------------------------------------
 
-
 def nice_top(value: float) -> float:
-    """The smallest of `Y_TOPS` that leaves a little room above `value`.
-
-    >>> nice_top(0.5), nice_top(0.0), nice_top(1.0)
-    (0.6, 0.2, 1.05)
-    """
+    """The smallest of `Y_TOPS` that leaves a little room above `value`: 0.6 for 0.5, 1.05 for 1 or more."""
     return next((top for top in Y_TOPS if value * 1.05 <= top), Y_TOPS[-1])
 
 
@@ -185,11 +156,8 @@ def new_figure(width: float, height: float, compact_size: tuple | None = None) -
     then made `COMPACT_TEXT_SCALE` times smaller and finer. The resolution is `DPI` times
     `figure_scale()` (times `COMPACT_TEXT_SCALE` in presentation mode).
 
-    >>> figure = new_figure(4, 3)
-    >>> figure.get_size_inches().tolist(), figure.dpi
-    ([4.0, 3.0], 96.0)
-    >>> new_figure(10, 5).get_size_inches().tolist()
-    [8.75, 4.375]
+    >>> new_figure(4, 3).get_size_inches().tolist(), new_figure(10, 5).get_size_inches().tolist(), new_figure(4, 3).dpi
+    ([4.0, 3.0], [8.75, 4.375], 96.0)
     """
     zoom = COMPACT_TEXT_SCALE if compact() else 1.0
     if compact():
@@ -204,11 +172,7 @@ def new_figure(width: float, height: float, compact_size: tuple | None = None) -
 
 
 def panel_axes(figure: Figure, count: int, width_ratios=None) -> list:
-    """`count` axes side by side; in presentation mode, the first across the top and the others under it.
-
-    >>> len(panel_axes(new_figure(8, 3), 3))
-    3
-    """
+    """`count` axes side by side; in presentation mode, the first across the top and the others under it."""
     if not compact() or count < 2:
         return list(figure.subplots(1, count, width_ratios=width_ratios, squeeze=False)[0])
     grid = figure.add_gridspec(2, count - 1, width_ratios=None if width_ratios is None else width_ratios[1:])
@@ -216,20 +180,12 @@ def panel_axes(figure: Figure, count: int, width_ratios=None) -> list:
 
 
 def styled():
-    """Context manager applying `STYLE`: create and draw every artist inside it.
-
-    >>> with styled():
-    ...     figure = new_figure(2, 2)
-    """
+    """Context manager applying `STYLE`: create and draw every artist inside it (``with styled(): ...``)."""
     return matplotlib.rc_context(STYLE)
 
 
 def png_bytes(figure: Figure) -> bytes:
-    """`figure` drawn in full (every artist) as PNG bytes at its own resolution.
-
-    >>> png_bytes(new_figure(2, 2))[:4]
-    b'\\x89PNG'
-    """
+    """`figure` drawn in full (every artist) as PNG bytes at its own resolution (`FastRedraw` draws less)."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=figure.dpi, pil_kwargs={"compress_level": 1})
     return buffer.getvalue()
@@ -257,9 +213,8 @@ def role_patch(name: str, detail: str = "", **style) -> Patch:
 def heading_texts(figure: Figure) -> list:
     """The titles and axis labels of `figure` (its axes' three titles, x and y labels, its suptitles).
 
-    >>> figure = new_figure(3, 2)
-    >>> _ = figure.add_subplot().set_xlabel("token")
-    >>> [text.get_text() for text in heading_texts(figure) if text.get_text()]
+    >>> axes = new_figure(3, 2).add_subplot(xlabel="token")
+    >>> [text.get_text() for text in heading_texts(axes.figure) if text.get_text()]
     ['token']
     """
     texts = [getattr(figure, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
@@ -277,10 +232,8 @@ def shown_texts(figure: Figure) -> list:
 def enlarge_small_text(figure: Figure) -> None:
     """Raise every text below `MIN_TEXT_PX`, and every heading below `MIN_HEADING_PX`, to that size.
 
-    >>> figure = new_figure(3, 2)
-    >>> note = figure.text(0.5, 0.5, "note", fontsize=6)
-    >>> enlarge_small_text(figure)
-    >>> note.get_fontsize()
+    >>> note = new_figure(3, 2).text(0.5, 0.5, "note", fontsize=6)
+    >>> enlarge_small_text(note.figure); note.get_fontsize()
     9.0
     """
     headings = {id(text) for text in heading_texts(figure)}
@@ -294,8 +247,7 @@ def smallest_text_px(figure: Figure, headings: bool = False) -> float:
     """The smallest shown text of `figure` (only titles and axis labels with `headings`), in PNG px.
 
     >>> figure = new_figure(3, 2)
-    >>> _ = figure.add_subplot().set_title("law", fontsize=15)
-    >>> _ = figure.text(0, 0, "note", fontsize=9)
+    >>> _ = figure.add_subplot().set_title("law", fontsize=15), figure.text(0, 0, "note", fontsize=9)
     >>> smallest_text_px(figure), smallest_text_px(figure, headings=True)
     (12.0, 20.0)
     """
@@ -320,25 +272,17 @@ class FastRedraw:
 
     Examples
     --------
-    >>> figure = new_figure(3, 2)
-    >>> axes = figure.add_subplot()
+    >>> axes = new_figure(3, 2).add_subplot()
     >>> (line,) = axes.plot([0, 1], [0, 1])
-    >>> fast = FastRedraw(figure, changing=[line], occasional=[axes.yaxis])
-    >>> fast.png()[:4]
-    b'\\x89PNG'
-    >>> line.set_ydata([2, 0])
-    >>> _ = axes.set_ylim(0, 2)
-    >>> fast.invalidate()  # the y ticks change
+    >>> fast = FastRedraw(axes.figure, changing=[line], occasional=[axes.yaxis])
+    >>> line.set_ydata([2, 0]); _ = axes.set_ylim(0, 2); fast.invalidate()  # the y ticks change
     >>> fast.png()[:4]
     b'\\x89PNG'
     """
 
     def __init__(self, figure: Figure, changing=(), occasional=()):
-        self.figure = figure
-        self._changing = _animated(changing)
-        self._occasional = _animated(occasional)
-        self._base = None
-        self._background = None
+        self.figure, self._changing, self._occasional = figure, _animated(changing), _animated(occasional)
+        self._base = self._background = None
 
     def invalidate(self) -> None:
         """Say that an occasional artist changed: the next `png` draws them again."""
@@ -423,17 +367,12 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 # ---- readouts as data -----------------------------------------------------------------------------
 
-
 class Bold(str):
     """A part of a readout line shown in bold (a `str`, so it joins plain text unchanged)."""
 
 
 def bold(text) -> Bold:
-    """`text` (formatted with `str`) as a bold part of a `line`.
-
-    >>> bold(f"{2.8:.2f}×")
-    '2.80×'
-    """
+    """`text` (formatted with `str`) as a bold part of a `line` (see the example of `Readout`)."""
     return Bold(text)
 
 
@@ -446,7 +385,6 @@ class Line:
     (consecutive items form one list). ``html``: markup shown instead of the parts in the HTML view
     (only where colour is truly needed); the plain text still comes from the parts.
     """
-
     parts: tuple
     key: bool | None = None
     note: bool = False
@@ -454,19 +392,11 @@ class Line:
     html: str | None = None
 
     def plain(self) -> str:
-        """The line's words.
-
-        >>> line("E[N] = ", bold("3.36")).plain()
-        'E[N] = 3.36'
-        """
+        """The line's words: ``line("E[N] = ", bold("3.36")).plain() == "E[N] = 3.36"``."""
         return "".join(str(part) for part in self.parts)
 
     def inner_html(self) -> str:
-        """The line as inline HTML: its parts escaped, bold parts in ``<b>``, or its own `html`.
-
-        >>> line("p < q: ", bold("1")).inner_html()
-        'p &lt; q: <b>1</b>'
-        """
+        """The line as inline HTML: its parts escaped, bold parts in ``<b>`` ("p &lt; q: <b>1</b>"), or its `html`."""
         if self.html is not None:
             return self.html
         return "".join(f"<b>{escape(part)}</b>" if isinstance(part, Bold) else escape(str(part))
@@ -478,18 +408,13 @@ class Line:
 
 
 def line(*parts, key: bool | None = None, note: bool = False, item: bool = False, html: str | None = None) -> Line:
-    """A readout line of `parts`: strings, `bold` parts, or numbers (shown with `str`).
-
-    >>> line("α = ", 0.8, key=False).plain()
-    'α = 0.8'
-    """
+    """A readout line of `parts`: strings, `bold` parts, or numbers (shown with `str`); see `Readout`."""
     return Line(tuple(part if isinstance(part, str) else str(part) for part in parts), key, note, item, html)
 
 
 @dataclass(frozen=True)
 class Table:
     """A small table in a readout: a header row and rows of cells (strings)."""
-
     header: tuple
     rows: tuple
 
@@ -503,11 +428,7 @@ class Table:
 
 
 def table(header, rows) -> Table:
-    """A `Table` block for a `Readout`; cells are formatted with `str`.
-
-    >>> table(["token", "p"], [["A", "0.500"]]).plain_lines()
-    ['token p', 'A 0.500']
-    """
+    """A `Table` block for a `Readout`; cells are formatted with `str` (plain text: one line per row)."""
     return Table(tuple(map(str, header)), tuple(tuple(map(str, row)) for row in rows))
 
 
@@ -578,7 +499,6 @@ class Readout:
 
 # ---- the explorer ---------------------------------------------------------------------------------
 
-
 class Explorer(widgets.VBox):
     """A figure with a text readout beside it, under rows of controls; subclass it for each explorer.
 
@@ -591,16 +511,15 @@ class Explorer(widgets.VBox):
     ----------
     controls : dict of str to ipywidgets.Widget
         The inputs, by a short name that tests use (``explorer.controls["gamma"]``).
-    rows : list of list of Widget
+    rows : list of list of names (or widgets)
         How to lay the controls out; each inner list is one row (it wraps when the output is narrow).
-    picture : object with ``figure`` and ``png()``
-        The figure object: the one matplotlib figure (never rebuilt), and its PNG.
+    picture : a `Picture` (an object with ``figure`` and ``png()``)
+        The one matplotlib figure (never rebuilt), and its PNG.
     compact_rows : (list of rows, list of rows), optional
-        The compact layout's side column: the rows above the key lines and those below. Default:
-        the rows that hold a button above, the others below.
+        The compact layout's side column: the rows above the key lines and those below (default: the
+        rows that hold a button above, the others below).
     observe : bool or iterable of str
-        Which controls redraw the view when their value changes: all (True, default), none, or
-        those named.
+        Which controls redraw the view when their value changes: all (True, default), none, or those named.
 
     Attributes
     ----------
@@ -608,22 +527,17 @@ class Explorer(widgets.VBox):
         What `compute` last returned, plus ``"readout"``: the `Readout` `describe` made of it.
     image, readout, key_readout : ipywidgets.Image, ipywidgets.HTML, ipywidgets.HTML
         The picture (its ``tooltip`` is its text alternative), the whole readout, the key lines.
-    figure : matplotlib.figure.Figure
-        ``picture.figure``.
-    compact : bool
-        Whether the explorer was built in presentation mode.
+    figure, compact : ``picture.figure``; whether the explorer was built in presentation mode.
 
     Examples
     --------
-    >>> class Square:
+    >>> class Square(Picture):
     ...     def __init__(self):
     ...         self.figure = new_figure(2, 2)
-    ...         self.axes = self.figure.add_subplot(xlabel="x", ylabel="x²")
-    ...         (self.curve,) = self.axes.plot([0], [0])
+    ...         (self.curve,) = self.figure.add_subplot(xlabel="x", ylabel="x²").plot([0, 9], [0, 81])
+    ...         self.fast = FastRedraw(self.figure, changing=[self.curve])
     ...     def update(self, x):
     ...         self.curve.set_data([0, x], [0, x * x])
-    ...     def png(self):
-    ...         return png_bytes(self.figure)
     >>> class SquareExplorer(Explorer):
     ...     title = "Squares"
     ...     def __init__(self, x=2):
@@ -648,14 +562,11 @@ class Explorer(widgets.VBox):
 
     def __init__(self, controls: dict, rows: list, picture, compact_rows: tuple | None = None,
                  observe=True, **kwargs):
-        self.controls = controls
-        self.picture = picture
-        self.figure = picture.figure
-        self.scale = figure_scale()
-        self.compact = compact()
+        self.controls, self.picture, self.figure = controls, picture, picture.figure
+        self.scale, self.compact = figure_scale(), compact()
         self.shown: dict = {}
         self._batch_depth = 0
-        rows = [[controls[item] if isinstance(item, str) else item for item in row] for row in rows]
+        resolved = [[controls[item] if isinstance(item, str) else item for item in row] for row in rows]
         percent = round(100 * self.scale)
         for control in controls.values():
             _lay_out_control(control)
@@ -663,42 +574,36 @@ class Explorer(widgets.VBox):
         self.image.add_class(CSS["picture"])
         self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 16em", min_width="16em", max_width="40em",
                                                           padding="0 0 0 1em"))
-        self.readout.add_class(CSS["readout"])
-        self.readout.add_class(f"specdec-readout-{percent}")
-        self.key_readout = widgets.HTML()
-        self.key_readout.add_class(CSS["key_readout"])
+        self.readout.add_class(CSS["readout"]).add_class(f"specdec-readout-{percent}")
+        self.key_readout = widgets.HTML().add_class(CSS["key_readout"])
         style = widgets.HTML(_STYLE_SHEET.format(track=MIN_TRACK_PX, chrome=COMPACT_CHROME_PX, percent=percent,
                                                  side=COMPACT_SIDE_EM + 1, stack=COMPACT_STACK_PX),
                              layout=widgets.Layout(display="none"))
-        header = widgets.HTML(f"<b>{escape(self.title)}</b>")
-        header.add_class(CSS["title"])
+        header = widgets.HTML(f"<b>{escape(self.title)}</b>").add_class(CSS["title"])
         body_layout = widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%")
         if self.compact:
             if compact_rows is None:
-                above = [row for row in rows if any(isinstance(control, widgets.Button) for control in row)]
-                compact_rows = (above, [row for row in rows if row not in above])
+                above = [row for row in resolved if any(isinstance(control, widgets.Button) for control in row)]
+                compact_rows = (above, [row for row in resolved if row not in above])
             above, below = ([_control_row([controls[item] if isinstance(item, str) else item for item in row])
                              for row in part] for part in compact_rows)
             side = widgets.VBox([*above, self.key_readout, *below],
                                 layout=widgets.Layout(flex=f"1 1 {COMPACT_SIDE_EM}em", min_width=f"{COMPACT_SIDE_EM}em",
-                                                      padding="0 0 0 1em"))
-            side.add_class(CSS["side"])
-            self.readout.layout.flex = "1 1 100%"
-            self.readout.layout.max_width = "none"
+                                                      padding="0 0 0 1em")).add_class(CSS["side"])
+            self.readout.layout.flex, self.readout.layout.max_width = "1 1 100%", "none"
             body = widgets.HBox([self.image, side, self.readout, style], layout=body_layout)
             children = [header, body]
         else:
             self.key_readout.add_class(CSS["screen_reader_only"])  # announced, not shown twice
             body = widgets.HBox([self.image, self.readout, self.key_readout, style], layout=body_layout)
-            children = [header, *(_control_row(row) for row in rows), body]
+            children = [header, *(_control_row(row) for row in resolved), body]
         body.add_class(CSS["body"])
         super().__init__(children, **kwargs)
         self.layout.max_width = "100%"
         self.add_class(CSS["explorer"])
         if self.compact:
             self.add_class(CSS["compact"])
-        names = [] if observe is False else list(controls) if observe is True else list(observe)
-        for name in names:
+        for name in [] if observe is False else list(controls) if observe is True else list(observe):
             if "value" in controls[name].trait_names():
                 controls[name].observe(self.refresh, names="value")
         self.refresh()
@@ -735,11 +640,6 @@ class Explorer(widgets.VBox):
     def _run(self, method) -> None:
         with self.batch():
             method()
-
-    @property
-    def batching(self) -> bool:
-        """Whether a `batch` is open: control changes are then drawn once, when it closes."""
-        return self._batch_depth > 0
 
     @contextmanager
     def batch(self):
@@ -781,13 +681,11 @@ class Explorer(widgets.VBox):
         return "\n".join([self.title, *self.shown["readout"].plain()])
 
     def _repr_mimebundle_(self, **kwargs):
-        """The live view, plus the static view: the current picture (``image/png``), `summary`
-        (``text/plain``) and both as HTML (``text/html``: the picture with its text alternative, then
-        the readout), which nbconvert's exports and JupyterLab opening an unrun notebook show."""
+        """The live view, plus the static view that nbconvert's exports and JupyterLab opening an unrun
+        notebook show: the picture (``image/png``), `summary` (``text/plain``) and both as ``text/html``."""
         data = super()._repr_mimebundle_(**kwargs) or {}
-        png = base64.b64encode(self.image.value).decode("ascii")
         data["text/plain"] = self.summary()
-        data["image/png"] = png
+        data["image/png"] = png = base64.b64encode(self.image.value).decode("ascii")
         data["text/html"] = (f"<div class='specdec-static'><p><b>{escape(self.title)}</b></p>"
                              f"<img src='data:image/png;base64,{png}' alt='{escape(self.image.tooltip)}' "
                              f"style='max-width: 100%'>{self.shown['readout'].html()}</div>")
@@ -795,20 +693,16 @@ class Explorer(widgets.VBox):
 
 
 class _PictureWidget(widgets.Image):
-    """An Image whose ``tooltip`` (the text alternative: the ``title`` of its ``<img>``) the page can show.
-
-    ipywidgets 8.1's front end reads a widget's ``description`` when it sets the tooltip; Image has
-    none, so its view fails and shows no picture at all. This one carries an empty description.
-    """
-
+    """An Image whose ``tooltip`` (the text alternative: its ``<img>``'s ``title``) the page can show:
+    ipywidgets 8.1's front end reads a widget's ``description`` to set the tooltip, and fails on an
+    Image (it has none), which then shows no picture at all. This one carries an empty description."""
     description = traitlets.Unicode("").tag(sync=True)
 
 
 def _control_row(row) -> widgets.HBox:
     """One row of controls, wrapping onto more lines when the output is narrow."""
-    box = widgets.HBox(list(row), layout=widgets.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class(CSS["controls"])
-    return box
+    layout = widgets.Layout(flex_flow="row wrap", max_width="100%")
+    return widgets.HBox(list(row), layout=layout).add_class(CSS["controls"])
 
 
 def _lay_out_control(control) -> None:

@@ -1,16 +1,15 @@
 """One verify step of speculative decoding, revealed one random draw at a time.
 
-The explorer decides nothing itself. `specdec.narrate.seeded_step` makes and records the step from the
-seed (the recipe is written out there), and `specdec.narrate.frame_at` says what the first k draws
-reveal; the explorer only chooses k. So the tokens it shows at the end are exactly what
-`speculative_step` returns for the same seed. What is simplified: the rows are random Dirichlet draws
-rather than the outputs of two language models (see `specdec.narrate`).
+The explorer decides nothing itself: `specdec.narrate.seeded_step` makes and records the step from the
+seed (the recipe is written out there), `specdec.narrate.frame_at` says what the first k draws reveal,
+and the explorer only chooses k. So its tokens at the end are what `speculative_step` returns for the
+same seed. What is simplified: the rows are random Dirichlet draws, not two language models' outputs.
 
-The figure has four panels: (1) the rows pᵢ and qᵢ at the position under test, the drafted token xᵢ
-marked; (2) the test on a number line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace
-recorded it, the reject zone, and the uniform draw u; (3) the distribution the step's last token is
-drawn from: the residual rᵢ after a rejection, or the target's extra row p_γ (the bonus); (4) the
-draft proposals with their verdicts, and the output, each token coloured by where it came from.
+The figure's four panels: (1) the rows pᵢ and qᵢ at the position under test, xᵢ marked; (2) the test on
+a number line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace recorded it, the reject zone,
+and the uniform draw u; (3) what the step's last token is drawn from: the residual rᵢ after a rejection,
+or the target's extra row p_γ (the bonus); (4) the draft proposals with their verdicts, and the output,
+each token coloured by where it came from.
 """
 
 from __future__ import annotations
@@ -62,8 +61,7 @@ class _Bars:
         heights = np.asarray(heights, dtype=float)
         keep = heights > 0
         left = np.arange(heights.size)[keep] + self.offset - self.width / 2
-        tops, right = heights[keep], left + self.width
-        bottom = np.zeros_like(tops)
+        tops, right, bottom = heights[keep], left + self.width, np.zeros(int(keep.sum()))
         self.collection.set_verts(np.stack([np.stack(pair, axis=1) for pair in
                                             ((left, bottom), (left, tops), (right, tops), (right, bottom))], axis=1))
 
@@ -97,8 +95,7 @@ class VerifyStepFigure(Picture):
             else:
                 grid = self.figure.add_gridspec(4, 1, height_ratios=[2.6, 1.0, 2.0, 1.6])
                 cells = (grid[0], grid[1], grid[2], grid[3])
-            self.rows_axes = self.figure.add_subplot(cells[0])
-            self.test_axes = self.figure.add_subplot(cells[1])
+            self.rows_axes, self.test_axes = self.figure.add_subplot(cells[0]), self.figure.add_subplot(cells[1])
             self.draw_axes = self.figure.add_subplot(cells[2], sharex=self.rows_axes)
             self.sequence_axes = self.figure.add_subplot(cells[3])
             self._legend_handles = {}
@@ -128,9 +125,9 @@ class VerifyStepFigure(Picture):
 
     def _token_marker(self, axes):
         """A ▼ just above a bar and the token's name above it, offset in points so they never collide."""
-        marker = Line2D([], [], marker="v", markersize=11, color=palette.HIGHLIGHT, linestyle="none", zorder=4,
-                        clip_on=False, transform=offset_copy(axes.transData, fig=self.figure, y=7, units="points"))
-        axes.add_line(marker)
+        marker = axes.add_line(Line2D([], [], marker="v", markersize=11, color=palette.HIGHLIGHT, linestyle="none",
+                                      zorder=4, clip_on=False,
+                                      transform=offset_copy(axes.transData, fig=self.figure, y=7, units="points")))
         label = axes.annotate("", xy=(0, 0), xytext=(0, 14), textcoords="offset points", ha="center", va="bottom",
                               zorder=5, fontweight="bold", annotation_clip=False)
         return marker, label
@@ -152,10 +149,8 @@ class VerifyStepFigure(Picture):
                 self._legend_handles[label] = handle
 
     def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
-        """Title, y label and legend of a panel of bars; returns its right title and its note.
-
-        The compact figure's panels are narrow: only the right title (the state) is shown there, the
-        legend and the axis labels say what the panel is."""
+        """Title, y label and legend of a panel of bars; returns its right title and its note (the compact
+        figure's narrow panels show only the right title, the state: the legend says what the panel is)."""
         axes.set_title("" if self.short else title, loc="left", y=1.0)
         right_title = axes.set_title(" ", loc="right", y=1.0)
         axes.set_ylabel("probability")
@@ -179,15 +174,11 @@ class VerifyStepFigure(Picture):
         axes = self.test_axes
         zones = {name: dict(**role_style(name), edgecolor=palette.ROLES[name].colour, alpha=alpha)
                  for name, alpha in (("accept zone", 0.35), ("reject zone", 0.2))}
-        self.accept_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["accept zone"])
-        self.reject_zone = Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["reject zone"])
-        for zone in (self.accept_zone, self.reject_zone):
-            axes.add_patch(zone)
-        self.threshold_line = Line2D([], [], color=palette.HIGHLIGHT, linewidth=2, zorder=3)
-        self.uniform_line = Line2D([], [], color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--", marker="^",
-                                   markevery=[0], markersize=10, zorder=4)
-        axes.add_line(self.threshold_line)
-        axes.add_line(self.uniform_line)
+        self.accept_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["accept zone"]))
+        self.reject_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["reject zone"]))
+        self.threshold_line = axes.add_line(Line2D([], [], color=palette.HIGHLIGHT, linewidth=2, zorder=3))
+        self.uniform_line = axes.add_line(Line2D([], [], color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--",
+                                                 marker="^", markevery=[0], markersize=10, zorder=4))
         self.threshold_text = axes.text(0, 0.84, "", ha="center", va="bottom", zorder=5)
         self.uniform_text = axes.text(0, 0.02, "", ha="left", va="bottom", zorder=5,
                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
@@ -226,13 +217,11 @@ class VerifyStepFigure(Picture):
                                                       linewidth=1.8)))
                 texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold",
                                        fontsize=9 if self.short else None))  # nine tiles across the compact figure
-        self.focus_marker = Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT, linestyle="none",
-                                   zorder=4, clip_on=False)
-        axes.add_line(self.focus_marker)
+        self.focus_marker = axes.add_line(Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT,
+                                                 linestyle="none", zorder=4, clip_on=False))
         self._set_sequence_positions(self.max_gamma)
-        axes.set_ylim(-0.55, 1.7)
+        axes.set(ylim=(-0.55, 1.7), xlabel="position in the step")
         axes.set_yticks([0, 1], ["output", "draft"])
-        axes.set_xlabel("position in the step")
         axes.set_title("tokens" if self.short else "draft proposals and output", loc="left", y=1.0)
         self.sequence_title = axes.set_title(" ", loc="right", y=1.0)
         for side in ("top", "right", "left"):
@@ -312,19 +301,16 @@ class VerifyStepFigure(Picture):
         # visited by every step, and later ones are shown only once drawn).
         threshold = trace.positions[frame.focus].acceptance_probability
         self.accept_zone.set_width(threshold)
-        self.reject_zone.set_x(threshold)
-        self.reject_zone.set_width(1.0 - threshold)
+        self.reject_zone.set(x=threshold, width=1.0 - threshold)
         self.threshold_line.set_data([threshold, threshold], [0.1, _TEST_LINE_TOP])
         # Each label on the roomier side of its line; the threshold's above both lines.
         if self.short:  # the narrow panel has room for a short label only, centred so it stays inside
-            self.threshold_text.set_position((0.5, _TEST_LINE_TOP + 0.02))
-            self.threshold_text.set_horizontalalignment("center")
-            self.threshold_text.set_text(f"threshold {threshold:.3f}")
+            self.threshold_text.set(position=(0.5, _TEST_LINE_TOP + 0.02), horizontalalignment="center",
+                                    text=f"threshold {threshold:.3f}")
         else:
-            self.threshold_text.set_position((threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
-                                              _TEST_LINE_TOP + 0.02))
-            self.threshold_text.set_horizontalalignment("left" if threshold < 0.5 else "right")
-            self.threshold_text.set_text(f"min(1, p/q) = {threshold:.3f}")
+            self.threshold_text.set(position=(threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
+                                              _TEST_LINE_TOP + 0.02), text=f"min(1, p/q) = {threshold:.3f}",
+                                    horizontalalignment="left" if threshold < 0.5 else "right")
         for artist in test_artists:
             artist.set_visible(True)
         done = frame.bonus_next or frame.bonus_drawn
@@ -337,9 +323,8 @@ class VerifyStepFigure(Picture):
             return
         u = position.uniform
         self.uniform_line.set_data([u, u], [0.0, _TEST_LINE_TOP])
-        self.uniform_text.set_position((u + 0.012 if u < 0.5 else u - 0.012, 0.02))
-        self.uniform_text.set_horizontalalignment("left" if u < 0.5 else "right")
-        self.uniform_text.set_text(f"u = {u:.3f}")
+        self.uniform_text.set(position=(u + 0.012 if u < 0.5 else u - 0.012, 0.02), text=f"u = {u:.3f}",
+                              horizontalalignment="left" if u < 0.5 else "right")
         if done:
             self._set_test_title("tests done ✓", palette.ACCEPTED)
         elif position.accepted:
@@ -348,8 +333,7 @@ class VerifyStepFigure(Picture):
             self._set_test_title("rejected ✗", palette.RESAMPLED)
 
     def _set_test_title(self, text: str, colour: str) -> None:
-        self.test_title.set_text(text)
-        self.test_title.set_color(colour)
+        self.test_title.set(text=text, color=colour)
 
     def _draw_final(self, trace, frame, labels) -> None:
         position, gamma = frame.position, trace.gamma
@@ -366,12 +350,10 @@ class VerifyStepFigure(Picture):
                 self.draw_title.set_text(f"p{subscript(gamma)} → {labels[token]}")
             else:
                 self.draw_title.set_text(f"next: p{subscript(gamma)}")
-        elif position is None:
-            self.draw_title.set_text("")
-            note = "press Step"
         else:
             self.draw_title.set_text("")
-            note = "accepted:\nnothing to redraw" if self.short else "accepted: nothing to redraw"
+            note = ("press Step" if position is None else
+                    "accepted:\nnothing to redraw" if self.short else "accepted: nothing to redraw")
         self.draw_bars.collection.set(**role_style(role))
         self.draw_bars.set(heights)
         self._marked_draw = marked
@@ -390,9 +372,8 @@ class VerifyStepFigure(Picture):
             box.set(facecolor="white", edgecolor=colours[state], hatch="",
                     linestyle="--" if state in ("pending", "discarded") else "-")
             mark = VERDICT_MARKS[state].strip() if self.short else VERDICT_MARKS[state]
-            text.set_text(labels[trace.draft_tokens[index]] + mark)
-            text.set_color(colours[state])
-            text.set_alpha(0.6 if state == "discarded" else 1.0)
+            text.set(text=labels[trace.draft_tokens[index]] + mark, color=colours[state],
+                     alpha=0.6 if state == "discarded" else 1.0)
         for index, (box, text) in enumerate(zip(self.output_boxes, self.output_texts)):
             shown = index < len(frame.tokens)
             empty_slot = not shown and index <= gamma
@@ -401,16 +382,14 @@ class VerifyStepFigure(Picture):
             if shown:
                 origin = frame.origins[index]
                 box.set(**role_style(origin), edgecolor="white", linestyle="-")
-                text.set_text(labels[frame.tokens[index]])
-                text.set_color(CHIP_TEXT_COLOUR)
-                text.set_bbox({"facecolor": palette.ORIGIN_COLOURS[origin], "edgecolor": "none", "pad": 1})
+                text.set(text=labels[frame.tokens[index]], color=CHIP_TEXT_COLOUR,
+                         bbox={"facecolor": palette.ORIGIN_COLOURS[origin], "edgecolor": "none", "pad": 1})
             elif empty_slot:
                 box.set(facecolor="white", edgecolor=palette.NEUTRAL, hatch="", linestyle=":")
         # The marker points at what the upper panels show: the position under test, or the bonus.
         slot, row = (gamma, 0) if frame.bonus_drawn or gamma == 0 else (frame.focus, 1)
         self.focus_marker.set_data([slot], [row + 0.6])
-        # The total only once the step is over: before that it would tell the outcome.
-        over = "over" if self.short else "step over"
+        over = "over" if self.short else "step over"  # the total only at the end: it would tell the outcome
         self.sequence_title.set_text(f"draw {frame.draws} of {frame.total}: {over}" if frame.finished
                                      else f"draw {frame.draws}")
 
@@ -431,29 +410,14 @@ class VerifyStepFigure(Picture):
         # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel
         beside, left_half = room_points < 36 and height > 0.45 * top, token < 0.6 * vocab
         end = "left" if token < 0.15 * vocab + 0.5 else "right" if token > 0.85 * vocab - 1 else "center"
-        text.set_position(((12 if left_half else -12), 0) if beside else
-                          ({"left": -6, "right": 6, "center": 0}[end], 14))
-        text.set_horizontalalignment(("left" if left_half else "right") if beside else end)
-        text.set_verticalalignment("top" if beside else "bottom")  # beside: hanging down, clear of the title
+        text.set(position=((12 if left_half else -12), 0) if beside else
+                 ({"left": -6, "right": 6, "center": 0}[end], 14),
+                 horizontalalignment=("left" if left_half else "right") if beside else end,
+                 verticalalignment="top" if beside else "bottom")  # beside: hanging down, clear of the title
 
     @staticmethod
     def _show_note(note, message: str) -> None:
-        note.set_text(message)
-        note.set_visible(bool(message))
-
-
-def show_draws(counter, draws: int, total: int) -> None:
-    """Set the draw slider to `draws` of `total` in one message.
-
-    The value moves before a lowered max and after a raised one, so it never exceeds the max on the
-    way: a front end that received a max below its value would clamp it and send the clamped number
-    back as a change of its own.
-    """
-    with counter.hold_sync():
-        if total < counter.max:
-            counter.value = min(draws, total)
-        counter.max = total
-        counter.value = draws
+        note.set(text=message, visible=bool(message))
 
 
 def call_later(seconds: float, callback):
@@ -464,27 +428,13 @@ def call_later(seconds: float, callback):
         return None
 
 
-def draw_count(frame) -> str:
-    """"Draw k" while the step runs; its total only once it is over, so it does not tell the outcome early.
-
-    >>> from specdec import trace_step
-    >>> from specdec.narrate import spec_example
-    >>> trace = trace_step(*spec_example(), np.random.default_rng(0))
-    >>> draw_count(frame_at(trace, 0)), draw_count(frame_at(trace, 3))
-    ('Draw 0', 'Draw 3 of 3: the step is over')
-    """
-    return f"Draw {frame.draws} of {frame.total}: the step is over" if frame.finished else f"Draw {frame.draws}"
-
-
 class VerifyStepExplorer(Explorer):
     """One verify step: Step, Back, Reset and "▶ play" (then "■ stop", which stops where it is) reveal its draws.
 
     Parameters
     ----------
-    gamma : int in 0 … 8
-        Number of draft tokens γ (random rows).
-    vocab : int in 2 … 64
-        Vocabulary size V (random rows).
+    gamma, vocab : int in 0 … 8, int in 2 … 64
+        The number of draft tokens γ and the vocabulary size V (random rows).
     seed : int in 0 … 999
         Seed of the one generator that makes the rows, the draft tokens and the step's draws.
     closeness : float in [0, 1]
@@ -497,9 +447,8 @@ class VerifyStepExplorer(Explorer):
 
     Attributes
     ----------
-    controls : "rows", "gamma", "vocab", "seed", "closeness", "draws" (a slider: the number of draws
-        shown) and the buttons "step", "back", "reset" and "play" (it reveals a draw every
-        `PLAY_SECONDS` on the kernel's event loop until the step is over or it is pressed again).
+    controls : "rows", "gamma", "vocab", "seed", "closeness", "draws" (a slider: the draws shown) and the
+        buttons "step", "back", "reset" and "play" (a draw every `PLAY_SECONDS`, on the kernel's event loop).
     shown : the step's rows, draft tokens and trace, the frame on screen, draws, total, tokens,
         origins, log (narrated lines so far), acceptance_rates, expected_tokens, readout.
     trace, labels : the step on screen and its token names.
@@ -565,17 +514,15 @@ class VerifyStepExplorer(Explorer):
         _, example_drafts, example_seed = ROW_SOURCES[self.value("rows")]
         example = example_drafts is not None
         sliders = [self.controls[name] for name in ("gamma", "vocab", "seed")]
-        self.choosing_rows = True
         if example and self.learner_settings is None:
             self.learner_settings = [slider.value for slider in sliders]
-        if example:
-            for slider, value in zip(sliders, (len(example_drafts), 4, example_seed)):
-                slider.value = value
-        elif self.learner_settings is not None:
-            for slider, value in zip(sliders, self.learner_settings):
-                slider.value = value
-            self.learner_settings = None
+        values = (len(example_drafts), 4, example_seed) if example else self.learner_settings or ()
+        self.choosing_rows = True
+        for slider, value in zip(sliders, values):
+            slider.value = value
         self.choosing_rows = False
+        if not example:
+            self.learner_settings = None
         for name in ("gamma", "vocab", "closeness"):
             self.controls[name].disabled = example
 
@@ -585,7 +532,9 @@ class VerifyStepExplorer(Explorer):
         self.trace = seeded_step(self.value("seed"), self.value("gamma"), self.value("vocab"),
                                  self.value("closeness"), ROW_SOURCES[self.value("rows")][1])
         self.labels = token_labels(self.trace.target_probs.shape[1])
-        show_draws(self.controls["draws"], 0, draw_total(self.trace))
+        draws = self.controls["draws"]
+        with draws.hold_sync():  # one message, the value first: never above the max, which a browser would
+            draws.value, draws.max = 0, draw_total(self.trace)  # clamp and send back as a change of its own
 
     def settings_changed(self) -> None:
         if not self.choosing_rows:
@@ -610,8 +559,8 @@ class VerifyStepExplorer(Explorer):
         self.show(0)
 
     def play_or_stop(self) -> None:
-        """▶ reveals the next draw now and one every `PLAY_SECONDS` (from draw 0 again on a finished
-        step); ■ stops where it is. Where no event loop runs (a plain script), ▶ reveals one draw."""
+        """▶: the next draw now, then one every `PLAY_SECONDS` (from draw 0 on a finished step); ■ stops
+        where it is. Where no event loop runs (a plain script), ▶ reveals one draw."""
         if self.timer is not None:
             self.stop()
         elif self.value("draws") == self.controls["draws"].max:
@@ -672,8 +621,10 @@ class VerifyStepExplorer(Explorer):
             f"padding:0 0.35em;margin-right:0.2em;border-radius:3px;font-weight:bold'>{name} {marks[origin]}</span>"
             for name, origin in chips)
         output = " ".join(f"{name} {marks[origin]}" for name, origin in chips) or "(nothing yet)"
+        # The total only once the step is over: before that it would tell the outcome.
+        count = f"Draw {frame.draws} of {frame.total}: the step is over" if frame.finished else f"Draw {frame.draws}"
         return Readout([
-            line(bold(draw_count(frame)), key=True),
+            line(bold(count), key=True),
             line(f"({settings})", note=True),
             line("Draft proposed: ", bold(drafts)),
             line(f"α of each position: {rates}; expected tokens per step: {shown['expected_tokens']:.2f}"),
