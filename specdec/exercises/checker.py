@@ -175,8 +175,8 @@ def describe_type(value) -> str:
     return f"{'an' if (module or kind.__name__)[0] in 'aeiou' else 'a'} {module}{kind.__name__}"
 
 
-def _not_bool(value) -> bool:
-    return not isinstance(value, (bool, np.bool_))
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def as_number(value) -> float | None:
@@ -184,7 +184,7 @@ def as_number(value) -> float | None:
     if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
         value = value.reshape(-1)[0]
     try:
-        return float(value) if isinstance(value, numbers.Real) and _not_bool(value) else None
+        return float(value) if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) else None
     except (OverflowError, TypeError, ValueError):
         return None
 
@@ -201,7 +201,7 @@ def as_tokens(value) -> list[int] | None:
     """`value` as a list of ints if it is a 1-D sequence of integers, else None."""
     if isinstance(value, np.ndarray) and value.ndim == 1:
         value = list(value)
-    if isinstance(value, (list, tuple)) and all(isinstance(t, numbers.Integral) and _not_bool(t) for t in value):
+    if isinstance(value, (list, tuple)) and all(_is_integer(token) for token in value):
         return [int(t) for t in value]
     return None
 
@@ -210,7 +210,7 @@ def _as_pair(value) -> tuple[int, float] | None:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         return None
     gamma, best = value[0], as_number(value[1])
-    return (int(gamma), best) if isinstance(gamma, numbers.Integral) and _not_bool(gamma) and best is not None else None
+    return (int(gamma), best) if _is_integer(gamma) and best is not None else None
 
 
 def _float_type(value, what: str = "the value") -> Problem | None:
@@ -311,8 +311,8 @@ FLOAT = ResultKind("a number", RETURN_FLOAT, as_number, lambda a, b: None if clo
 DISTRIBUTION = ResultKind("an array of real numbers", RETURN_ARRAY, as_vector, _vectors_differ, _array_type, True)
 TOKENS = ResultKind("a list of token ids", RETURN_TOKEN_LIST, as_tokens,
                     lambda a, b: None if a == b else "the tokens differ", token_list_type)
-GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, lambda a, b: None if a[0] == b[0] and close(
-    a[1], b[1]) else "the best γ or its speedup differs", _pair_type)
+GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, lambda a, b: None if a[0] == b[0]
+                               and close(a[1], b[1]) else "the best γ or its speedup differs", _pair_type)
 
 # --- The exercises ---------------------------------------------------------------------------------
 

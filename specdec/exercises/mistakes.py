@@ -149,10 +149,6 @@ STOP_AT_REJECTION = "stop at the first rejection: return right after appending t
 RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
                              "max(0, p − q) sums to 0, return a float copy of target instead.")
 FALLBACK_IS_TARGET = "when max(0, p − q) sums to 0, return a copy of target, not the uniform distribution or zeros."
-ALPHA_ONE = ("at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step "
-             "yields γ + 1 tokens: return float(gamma + 1) when alpha == 1.")
-ZERO_OVER_ZERO = ("at a token neither model can produce, p(x)/q(x) is 0/0 = NaN, and one NaN makes the sum NaN. "
-                  "α = Σ min(p(x), q(x)) needs no division: np.minimum(p, q).sum().")
 
 #: Each exercise's wrong versions, the most specific first; each lambda is a learner's whole function.
 MISTAKES: dict[str, list[Mistake]] = {
@@ -294,12 +290,15 @@ def not_finite(value) -> bool:
 
 SYMPTOMS = [
     Symptom(("expected_tokens", "speedup", "optimal_gamma"), ("error", "value"), lambda case, got: "alpha_one"
-            in case.tags and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)), ALPHA_ONE),
+            in case.tags and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)),
+            "at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step yields "
+            "γ + 1 tokens: return float(gamma + 1) when alpha == 1."),
     Symptom(("speculative_step", "deterministic_step"), ("value", "draws"), lambda case, got: got.rng_state
-            == case.generator().bit_generator.state, "your function never drew from rng, the generator it was given: use rng.random() for each "
-            "uniform and rng.choice(V, p=…) for the last token."),
+            == case.generator().bit_generator.state, "your function never drew from rng, the generator it was "
+            "given: use rng.random() for each uniform and rng.choice(V, p=…) for the last token."),
     Symptom(("acceptance_rate",), ("value",), lambda case, got: "zero_over_zero" in case.tags and not_finite(got.value),
-            ZERO_OVER_ZERO),
+            "at a token neither model can produce, p(x)/q(x) is 0/0 = NaN, and one NaN makes the sum NaN. "
+            "α = Σ min(p(x), q(x)) needs no division: np.minimum(p, q).sum()."),
     Symptom(("residual_distribution",), ("value",), lambda case, got: "zero_residual" in case.tags
             and np.isnan(np.asarray(got.value, float)).any(), RESIDUAL_WITHOUT_FALLBACK),
     Symptom(("residual_distribution",), ("value",), lambda case, got: (np.asarray(got.value, float) < 0).any(),
