@@ -397,11 +397,9 @@ EXERCISE_NAMES = tuple(EXERCISES)
 # --- Naming the mistake ----------------------------------------------------------------------------
 
 
-def draws_made(case: Case, state: dict | None, limit: int = 256) -> int | None:
+def draws_made(case: Case, state: dict, limit: int = 256) -> int | None:
     """How many 64-bit draws (one per ``rng.random()`` or ``rng.choice(V, p=…)``) take the case's fresh
     generator to `state`; None if not within `limit`."""
-    if state is None:
-        return None
     bit_generator = case.generator().bit_generator
     for count in range(limit + 1):
         if bit_generator.state == state:
