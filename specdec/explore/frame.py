@@ -80,7 +80,7 @@ _STYLE_SHEET = """<style>
 .specdec-explorer .specdec-label-above, .specdec-explorer .specdec-side .widget-hslider {{ flex-wrap: wrap; height: auto; }}
 .specdec-explorer .specdec-label-above > .widget-label, .specdec-explorer .specdec-side .widget-hslider > .widget-label,
 .specdec-explorer .specdec-label-above > .jupyter-widget-label {{ flex: 1 0 100%; text-align: left;
-  white-space: normal; line-height: 1.3; margin-bottom: 2px; }}
+  white-space: normal; line-height: 1.3; margin-bottom: 2px; height: auto; }}
 .specdec-explorer .specdec-picture {{ max-width: 100%; height: auto; min-width: 0; }}
 .specdec-explorer.specdec-compact .specdec-body {{ container-type: inline-size; }}
 .specdec-explorer.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto;
@@ -640,6 +640,11 @@ class Explorer(widgets.VBox):
     def _run(self, method) -> None:
         with self.batch():
             method()
+
+    @property
+    def batching(self) -> bool:
+        """Whether a `batch` is open: control changes are then drawn once, when it closes."""
+        return self._batch_depth > 0
 
     @contextmanager
     def batch(self):
