@@ -14,7 +14,7 @@ from .. import palette
 from ..output_law import position_law
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..validation import DERIVATION_VOCAB_MAX, Distribution, checked
-from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top, role_style,
+from .frame import (LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
                     styled)
 
 
@@ -47,7 +47,7 @@ def slider_row(value, name: str, arguments) -> np.ndarray:
     return row
 
 
-class DerivationFigure:
+class DerivationFigure(Picture):
     """Accepted part + resampled part = p, token by token, with q beside it.
 
     Examples
@@ -100,10 +100,6 @@ class DerivationFigure:
             self._top = top
             self.fast.invalidate()
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class DerivationExplorer(Explorer):
     """Sliders for p and q; bars showing accepted part + resampled part = p for every token.
@@ -111,17 +107,14 @@ class DerivationExplorer(Explorer):
     Parameters
     ----------
     target, draft : array_like of shape (V,), optional
-        Starting p and q (2 ≤ V ≤ 8); by default the worked example's row 0, p = (0.5, 0.3, 0.2, 0), q uniform.
+        Starting p and q (2 ≤ V ≤ 8); by default the worked example's.
 
     Attributes
     ----------
-    controls : dict
-        ``"p0"`` …, ``"q0"`` …: a weight slider per token and model (each row normalised to sum to 1);
-        buttons that set q: ``"q = p"`` (α = 1), ``"q on one token"`` (on the token the starting p gives
-        the least weight above 0, C in the worked example: α is p of it) and ``"q where p has none"``
-        (α = 0; disabled while p gives weight to every token).
-    shown : dict
-        ``law`` (a `specdec.output_law.PositionLaw`) and ``largest_gap`` (max |accepted + resampled − p|).
+    controls : "p0" …, "q0" …: a weight slider per token and model (each row normalised), and buttons
+        that set q: "q = p" (α = 1), "q on one token" (the token the starting p gives the least weight
+        above 0: C in the worked example) and "q where p has none" (α = 0; disabled while p has no zero).
+    shown : law (a `specdec.output_law.PositionLaw`) and largest_gap (max |accepted + resampled − p|).
 
     Examples
     --------

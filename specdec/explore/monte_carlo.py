@@ -1,10 +1,8 @@
 """Up to a million sampled verify steps against the exact law (notebook 03).
 
-Steps sampled with the correct rule or a broken one (`specdec.broken_rules`) against the exact law:
-the tokens at one output position against pᵢ, the tokens per step against their law, and the largest
-deviation from pᵢ against n. The correct rule passes at every n; a broken rule fails once n is large
-enough, its deviation levelling off at the bias. Each (rule, seed) is one run (`specdec.sampled_runs`)
-sampled in blocks as n grows, as a longer experiment would; the slider looks at its first n steps.
+Steps of the correct rule or a broken one (`specdec.broken_rules`): the tokens at one position against
+pᵢ, the tokens per step against their law, and the largest deviation from pᵢ against n. Each (rule,
+seed) is one run (`specdec.sampled_runs`) sampled in blocks as n grows; the slider looks at its first n.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
                     styled)
 
 #: The most tokens the token panel shows.
@@ -67,7 +65,7 @@ class ShownRows(StepRows):
             raise ValueError(f"the explorer shows at most {MAX_SHOWN_VOCAB} tokens, got V = {vocab}")
 
 
-class MonteCarloFigure:
+class MonteCarloFigure(Picture):
     """Sampled output tokens at one position, tokens per step, and the largest deviation against n.
 
     `labels`: one name per token; `gamma`: the draft length (the count panel shows 0 … γ+1 tokens).
@@ -163,10 +161,6 @@ class MonteCarloFigure:
         self.deviation_title.set_text(self._short("Largest deviation from p",
                                                   f"Position {position}: the largest deviation from p as n grows"))
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class MonteCarloExplorer(Explorer):
     """Sample up to a million verify steps and test them against the exact law.
@@ -175,21 +169,15 @@ class MonteCarloExplorer(Explorer):
     ----------
     target_probs, draft_probs : array_like, optional
         The rows of every step, (γ+1, V) and (γ, V) with V ≤ 26; by default the worked example's.
-    rule : str
-        "correct" or a name from `specdec.broken_rules.BROKEN_RULES`.
-    n : int in 100 … 1,000,000
-        How many steps to look at.
-    seed : int in 0 … 99
+    rule : "correct" or a name of `specdec.broken_rules.BROKEN_RULES`
+    n, seed : int in 100 … 1,000,000 (the steps looked at), int in 0 … 99
 
     Attributes
     ----------
-    controls : dict
-        ``"rule"``, ``"n"`` (log slider), ``"position"``, ``"seed"``. Choosing a rule moves
-        ``position`` to where its bias shows most (the smallest p-value).
-    shown : dict
-        The control values, ``position_fits`` (a `FitResult` per position), ``count_fit``, ``passed``
-        (all pass), ``frequencies`` (at the position shown), ``count_frequencies``, and the deviation
-        curve ``sizes`` and ``deviations``.
+    controls : "rule", "n" (log slider), "position", "seed"; a new rule moves the position to where its
+        bias shows most (the smallest p-value).
+    shown : the control values, position_fits (a `FitResult` per position), count_fit, passed (all
+        pass), frequencies (at the position shown), count_frequencies, and the curve sizes, deviations.
 
     Examples
     --------
@@ -205,8 +193,7 @@ class MonteCarloExplorer(Explorer):
 
     @checked(ShownRows("target_probs", "draft_probs"), rule=OneOf(*RULE_LABELS), n=Count(STEPS_SLIDER_MIN, MAX_STEPS),
              seed=Count(0, SEED_SLIDER_MAX))
-    def __init__(self, target_probs=SPEC_TARGET_PROBS, draft_probs=SPEC_DRAFT_PROBS, rule="correct", n=100_000,
-                 seed=0):
+    def __init__(self, target_probs=SPEC_TARGET_PROBS, draft_probs=SPEC_DRAFT_PROBS, rule="correct", n=100_000, seed=0):
         self.target, self.draft = target_probs, draft_probs
         self.gamma = gamma = self.draft.shape[0]
         controls = {
