@@ -1,8 +1,7 @@
 """α against TV and KL(p‖q) for a seeded cloud of random pairs (notebook 06).
 
-Every pair of the cloud (`specdec.divergence.pair_cloud`) lies on α = 1 − TV; against KL(p‖q) on no
-curve, only above Pinsker's bound α ≥ 1 − √(KL/2). One pair is ringed. The KL axis has a square-root
-scale (it spreads the many small KLs and straightens Pinsker's bound); a pair past it sits at its edge.
+Every pair (`specdec.divergence.pair_cloud`) lies on α = 1 − TV; against KL only above Pinsker's bound
+α ≥ 1 − √(KL/2). The KL axis has a square-root scale; a pair past its end sits at its edge.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from matplotlib.ticker import FixedLocator
 from .. import palette
 from ..validation import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, checked
 from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line, new_figure,
                     panel_axes, styled)
 
 #: The largest KL(p‖q) the KL axis shows, in nats, and its ticks.
@@ -24,7 +23,7 @@ KL_AXIS_MAX = 5.0
 KL_TICKS = (0, 0.1, 0.5, 1, 2, 3, 4, 5)
 
 
-class CloudFigure:
+class CloudFigure(Picture):
     """α against TV (left) and against KL(p‖q) (right) for a cloud of pairs, one pair ringed.
 
     Examples
@@ -70,28 +69,20 @@ class CloudFigure:
         self.tv_ring.set_data([tv[highlighted]], [alpha[highlighted]])
         self.kl_ring.set_data([shown_kl[highlighted]], [alpha[highlighted]])
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class DivergenceExplorer(Explorer):
     """α against TV and KL(p‖q) for a seeded cloud of random pairs, with one pair highlighted.
 
     Parameters
     ----------
-    seed, vocab : int in 0 … 99, 2 … 64
-        Seed of the cloud, and the number of tokens V of every pair.
-    pair : int in 0 … 199
-        The pair whose numbers the readout lists and the figure rings.
+    seed, vocab, pair : int in 0 … 99, 2 … 64 (tokens V of every pair), 0 … 199 (the pair ringed)
 
     Attributes
     ----------
     shown : dict
-        ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the highlighted
-        pair, ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis),
-        ``kl_neighbours`` (pairs with a KL within 10% of its) and their ``neighbour_alpha_range``,
-        ``kl_band`` (a `KLBand`).
+        ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the ringed pair,
+        ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis),
+        ``kl_neighbours`` (pairs with a KL within 10% of its), ``neighbour_alpha_range``, ``kl_band``.
 
     Examples
     --------
@@ -139,8 +130,7 @@ class DivergenceExplorer(Explorer):
               if beyond else []),
             line(bold(f"Pair {shown['pair']}"), ": α = ", bold(f"{shown['alpha']:.3f}"),
                  f", TV = {shown['tv']:.3f}, 1 − TV = {1 - shown['tv']:.3f}", key=True),
-            line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(kl)):.3f}",
-                 key=True),
+            line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(kl)):.3f}", key=True),
             line(kl_band_text(band)),
         ])
 

@@ -1,16 +1,10 @@
-"""One token: edit p and q by hand and watch α, the overlap and the residual respond.
+"""One token (notebook 01): edit p and q by hand and watch α, the overlap and the residual respond.
 
-A slider per token sets a raw weight for p and for q; each row is divided by its sum before any
-number is computed, so weights need not add up to 1. Every number comes from the core: α from
-`acceptance_rate`, the residual from `residual_distribution`, TV and KL from `specdec.theory`, the
-expected tokens from `expected_tokens`. A row whose weights are all 0 has no distribution: rather
-than invent one, the explorer draws it at zero and says that it needs some mass.
-
-Presets fill the visible sliders: "the worked example" (p = (0.5, 0.3, 0.2, 0), q uniform over
-V = 4, α = 0.7); "identical" (q takes p's weights, α = 1); "disjoint" (p on the first half of the
-tokens, q on the rest, α = 0); "random": ``p, q = rows[0], draft[0]`` with ``rows, draft =
-random_rows(1, V, closeness, numpy.random.default_rng(seed))``, rounded to the sliders' step of 0.01.
-Moving the closeness or seed slider applies it again.
+A slider per token sets a raw weight for p and for q; each row is divided by its sum, so weights need
+not add up to 1, and every number comes from the core (`acceptance_rate`, `residual_distribution`,
+`specdec.theory`). A row whose weights are all 0 is drawn at zero, with a note that it needs some mass.
+Presets fill the sliders: the worked example, q = p, disjoint rows, and seeded `random_rows` (rounded
+to the sliders' step), applied again when the closeness or the seed moves.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ from ..validation import (GAMMA_SLIDER_MAX, ONE_TOKEN_VOCAB_SLIDER_MAX, STEP_SEE
                           Count, Probability, checked)
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from .frame import (LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure, nice_top,
+from .frame import (LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top,
                     role_style, styled, table)
 
 #: Resolution of the weight sliders; presets round to it so a slider shows exactly its weight.
@@ -38,7 +32,7 @@ _ROW_WIDTH, _ROW_OFFSET = 0.27, 0.29  # three bars per token above: p, min(p, q)
 _BAR_WIDTH, _OFFSET = 0.38, 0.2  # two below: max(0, p − q), r
 
 
-class OneTokenFigure:
+class OneTokenFigure(Picture):
     """p, q and their overlap min(p, q) (whose area is α) above; max(0, p − q) and the residual r below.
 
     All bars for up to `max_vocab` tokens exist from the start; a smaller vocabulary hides the rest.
@@ -51,12 +45,11 @@ class OneTokenFigure:
     [0.25, 0.25, 0.2, 0.0]
     """
 
-    def __init__(self, max_vocab: int = ONE_TOKEN_VOCAB_SLIDER_MAX, width: float = 7.4, height: float = 5.0):
-        self.max_vocab = max_vocab
+    def __init__(self, max_vocab: int = ONE_TOKEN_VOCAB_SLIDER_MAX):
         positions, zeros = np.arange(max_vocab), np.zeros(max_vocab)
         roles = palette.ROLES
         with styled():
-            self.figure = new_figure(width, height)
+            self.figure = new_figure(7.4, 5.0)
             self.rows_axes, self.residual_axes = rows, residual = self.figure.subplots(
                 2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
             self.target_bars = rows.bar(positions - _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("target"),
@@ -132,11 +125,6 @@ class OneTokenFigure:
             self._limits = limits
             self.fast.invalidate()
 
-    def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only what changed since the last call."""
-        with styled():
-            return self.fast.png()
-
 
 def _weights(value, name, arguments):
     """A declared check: 2 … 12 raw weights, each in [0, 1] (a slider's range), as a float array."""
@@ -159,19 +147,16 @@ class OneTokenExplorer(Explorer):
     Parameters
     ----------
     target, draft : sequence of 2 … 12 weights in [0, 1]
-        Initial raw weights of p and q (same length V); each row is normalised before use.
-        Default: the worked example, p = (0.5, 0.3, 0.2, 0) and q uniform.
+        Initial raw weights of p and q (same length V); by default the worked example's.
     gamma : int in 0 … 8
         The draft length at which the readout gives the expected tokens per step.
-    closeness : float in [0, 1]
-        Initial value of the "closeness" slider the random preset uses.
-    seed : int in 0 … 999
-        Initial value of the seed slider the random preset uses.
+    closeness, seed : float in [0, 1], int in 0 … 999
+        Initial values of the sliders the random preset uses.
 
     Attributes
     ----------
-    controls : "vocab", "gamma", "closeness", "seed", one weight slider per token and row
-        ("p A", "q A", …, "p L", "q L") and the presets "worked example", "identical", "disjoint", "random".
+    controls : "vocab", "gamma", "closeness", "seed", a weight slider per token and row ("p A", "q A",
+        …, "q L") and the presets "worked example", "identical", "disjoint", "random".
     shown : vocab, labels, gamma, target, draft (normalised rows, None without mass), missing, alpha,
         tv, kl, excess, residual, expected_tokens, readout.
 
@@ -223,24 +208,24 @@ class OneTokenExplorer(Explorer):
                 lines.append(widgets.HBox([controls[f"{row} {label}"], self.normalised[row][-1]]))
                 self.weight_lines.append(lines[-1])
             columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0" if narrow else "0 2em 0 0")))
-        presets = (("worked example", "the worked example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4"),
-                   ("identical", "identical (q = p)", "q takes p's weights"),
-                   ("disjoint", "disjoint support", "p and q share no token"),
-                   ("random", "random (seed, closeness)", "seeded Dirichlet rows"))
-        for name, description, tooltip in presets:
+        presets = {"worked example": ("the worked example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4",
+                                      self.apply_worked_example),
+                   "identical": ("identical (q = p)", "q takes p's weights", self.apply_identical),
+                   "disjoint": ("disjoint support", "p and q share no token", self.apply_disjoint),
+                   "random": ("random (seed, closeness)", "seeded Dirichlet rows", self.apply_random)}
+        for name, (description, tooltip, _method) in presets.items():
             controls[name] = widgets.Button(description=description, tooltip=tooltip,
                                             layout=widgets.Layout(width="auto"))
-        buttons = [name for name, _, _ in presets]
+        buttons = list(presets)
         super().__init__(
             controls, [["vocab", "gamma"], buttons, ["closeness", "seed"], [widgets.HBox(columns)]],
             OneTokenFigure(max_vocab=ONE_TOKEN_VOCAB_SLIDER_MAX),
             # Compact: the presets, the key lines, then q's sliders (the row a learner moves first), then p's.
             compact_rows=([buttons], [[columns[1]], [columns[0]], ["vocab", "gamma"], ["closeness", "seed"]]))
-        for name, method in (("worked example", self.apply_worked_example), ("identical", self.apply_identical),
-                             ("disjoint", self.apply_disjoint), ("random", self.apply_random)):
+        for name, (_description, _tooltip, method) in presets.items():
             self.on_click(name, method)
-        self.on_change("closeness", self.apply_random)
-        self.on_change("seed", self.apply_random)
+        for name in ("closeness", "seed"):
+            self.on_change(name, self.apply_random)
 
     # ---- presets ----
 

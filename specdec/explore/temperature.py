@@ -1,8 +1,7 @@
 """α and temperature, down to greedy decoding at T = 0 (notebook 06).
 
-Seeded logits (`specdec.temperature`: Gaussian, not a language model's) become p and q at two
-temperatures. Left: p and q, a triangle over each model's greedy pick. Right: α as the draft's
-temperature alone changes and as both share one; at T = 0 both models are greedy and α is 0 or 1.
+Seeded Gaussian logits (`specdec.temperature`) become p and q at two temperatures. Left: p and q, a
+triangle over each greedy pick. Right: α as the draft's temperature alone changes and as both share one.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from ..narrate import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from ..validation import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX, Between, Count, checked
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
 #: The logits' vocabulary; the temperatures' step on the sliders and the curves.
@@ -27,7 +26,7 @@ TEMPERATURE_STEP = 0.05
 TEMPERATURE_GRID = np.round(np.arange(0.0, TEMPERATURE_SLIDER_MAX + TEMPERATURE_STEP / 2, TEMPERATURE_STEP), 10)
 
 
-class TemperatureFigure:
+class TemperatureFigure(Picture):
     """p and q after temperature (left); α against the draft temperature and a shared one (right).
 
     `labels`: one name per token; `temperatures`: from 0 up, those of the two α curves.
@@ -97,10 +96,6 @@ class TemperatureFigure:
         self.current_marker.set_data([draft_temperature], [alpha])
         self.greedy_marker.set_data([0.0], [alpha_over_shared_temperature[0]])
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 @functools.lru_cache(maxsize=1)  # the temperature sliders alone keep the logits
 def seeded_logits(seed: int):
@@ -110,27 +105,20 @@ def seeded_logits(seed: int):
 
 
 class TemperatureExplorer(Explorer):
-    """α as the temperatures of the target and the draft change, down to greedy decoding (T = 0).
-
-    The logits come from `related_logits` with ``default_rng(seed)`` over `TEMPERATURE_VOCAB` tokens;
-    p = softmax(target logits / T_p), q = softmax(draft logits / T_q).
+    """α as the temperatures of the target and the draft change, down to greedy decoding (T = 0): p and q are
+    the softmax at T_p and T_q of seeded `related_logits` over `TEMPERATURE_VOCAB` tokens.
 
     Parameters
     ----------
-    target_temperature, draft_temperature : float in 0 … 3
-        Starting temperatures; 0 is greedy decoding.
-    seed : int in 0 … 99
-        Seed of the logits.
+    target_temperature, draft_temperature : float in 0 … 3 (0 is greedy decoding)
+    seed : int in 0 … 99, the seed of the logits
 
     Attributes
     ----------
-    controls : dict
-        The parameters' sliders and the buttons ``"greedy"`` (both T = 0) and ``"plain"`` (both T = 1).
-    shown : dict
-        The temperatures and seed, ``target``, ``draft``, ``alpha``, ``tv``, ``target_pick`` and ``draft_pick``
-        (argmax tokens), ``greedy_alpha`` (both T = 0), and the curves ``temperatures``,
-        ``alpha_over_draft_temperature`` (drawn over the draft temperatures `tried` only) and
-        ``alpha_over_shared_temperature``.
+    controls : the parameters' sliders and the buttons "greedy" (both T = 0) and "plain" (both T = 1).
+    shown : the temperatures and seed, target, draft, alpha, tv, target_pick and draft_pick (argmax
+        tokens), greedy_alpha (both T = 0), and the curves temperatures, alpha_over_draft_temperature
+        (drawn over the draft temperatures `tried` only) and alpha_over_shared_temperature.
 
     Examples
     --------
@@ -158,13 +146,12 @@ class TemperatureExplorer(Explorer):
             "plain": widgets.Button(description="both T = 1", tooltip="set both temperatures to 1"),
         }
         self.labels = token_labels(TEMPERATURE_VOCAB)
-        # The draft temperatures tried so far: the solid curve is drawn over them only, so that it does not
-        # answer notebook 06's Predict (where α peaks as T_q moves) before the learner moves T_q.
+        # The draft temperatures tried: the solid curve is drawn over them only, not to answer notebook 06's
+        # Predict (where α peaks as T_q moves) before the learner moves T_q.
         self.tried = (draft_temperature, draft_temperature)
         super().__init__(controls, [["target_temperature", "draft_temperature"], ["seed", "greedy", "plain"]],
                          TemperatureFigure(self.labels, TEMPERATURE_GRID),
-                         # compact: the buttons and the draft temperature (what notebook 06 asks to move) above
-                         # the key lines, so that they stay inside a 480 px window
+                         # compact: the buttons and T_q (which notebook 06 asks to move) above the key lines
                          compact_rows=([["greedy", "plain"], ["draft_temperature"]],
                                        [["target_temperature"], ["seed"]]))
         self.on_click("greedy", lambda: self.set_both(0.0))

@@ -1,9 +1,8 @@
 """Where the time goes (notebook 05): draft and target passes on a clock, one pass's roofline, speedup against batch.
 
-Top: plain decoding (a target pass per token) against speculative decoding (γ draft passes and a
-verify pass per step, a tile per emitted token under it). Bottom left: one pass's time against the
-positions it scores, flat while reading the weights dominates. Bottom right: the expected speedup
-against the batch size. Every number comes from `specdec.hardware`, which says what it leaves out.
+Top: plain against speculative decoding, a tile per emitted token. Bottom left: one pass's time
+against the positions it scores. Bottom right: the expected speedup against the batch size. Every
+number comes from `specdec.hardware`, which says what it leaves out.
 """
 
 from __future__ import annotations
@@ -86,7 +85,7 @@ class TimelineFigure(Picture):
         return compact_text if self.compact else text
 
     def _legend(self, axes, handles, **place) -> None:
-        """The legend of one panel; in the compact layout its entries join the one legend beside the panels."""
+        """A panel's legend; in the compact layout its entries join the one legend beside the panels."""
         if self.compact:
             self.legend_handles += handles
         else:
@@ -153,8 +152,7 @@ class TimelineFigure(Picture):
                              label=self._short("1×", "1× (plain)"))
         (self.formula_curve,) = axes.plot([1], [1], color=palette.NEUTRAL, linestyle="--", linewidth=2, marker=".",
                                           label=self._short("verify free", "speedup(α, γ, c), verify free"))
-        (self.model_curve,) = axes.plot([1], [1], color=palette.HIGHLIGHT, linewidth=2, marker=".",
-                                        label="cost model")
+        (self.model_curve,) = axes.plot([1], [1], color=palette.HIGHLIGHT, linewidth=2, marker=".", label="cost model")
         (self.batch_marker,) = axes.plot([1], [1], linestyle="none", marker="o", markersize=11, markerfacecolor="none",
                                          markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2,
                                          label=self._short("this b", "this batch"))
@@ -249,29 +247,22 @@ class TimelineExplorer(Explorer):
 
     Parameters
     ----------
-    accelerator : str
-        A key of `specdec.hardware.ACCELERATORS`.
-    pair : (str, str)
-        (target, draft), one of `specdec.hardware.PAIRS` (models that share a vocabulary).
-    gamma : int in 0 … 10
-    alpha : float in [0, 1]
-    batch : int, a power of two in 1 … 1024
+    accelerator : a key of `specdec.hardware.ACCELERATORS`
+    pair : (target, draft), one of `specdec.hardware.PAIRS`
+    gamma, alpha, batch : int in 0 … 10, float in [0, 1], a power of two in 1 … 1024
     seed : int in 0 … 99
-        Seed of the sampled steps: each step's number of tokens is drawn with the real verify rule.
+        Seed of the sampled steps (each step's tokens drawn with the real verify rule).
     pass_time : float in 0 … 3
         The fixed time of every forward pass, in ms (`specdec.hardware.with_pass_overhead`).
 
     Attributes
     ----------
-    controls : dict
-        The parameters' controls, and the button ``"opening"`` (every control back where it opened).
-    shown : dict
-        Those values, ``target`` and ``draft`` (names), ``chip`` (the `Accelerator` with that fixed time),
-        ``times`` (`PassTimes`), ``timeline`` (`Timeline`), ``implied_c``, ``size_ratio``, the ms per token
-        (``plain_``, ``speculative_`` and ``expected_ms_per_token``), the ``sampled_``, ``expected_`` and
-        ``formula_speedup``, ``devices`` (that the target's weights need), ``memory`` (`MemoryCheck`), and
-        the speedup curve: ``batches`` (up to the largest tried, so as not to answer a question about
-        large batches before the learner tries one), ``model_speedups``, ``formula_speedups``, ``fits``.
+    controls : the parameters' controls, and the button ``"opening"`` (every control back where it opened).
+    shown : those values, ``target``, ``draft``, ``chip``, ``times``, ``timeline``, ``implied_c``,
+        ``size_ratio``, ``plain_``, ``speculative_`` and ``expected_ms_per_token``, ``sampled_``, ``expected_``
+        and ``formula_speedup``, ``devices``, ``memory``, and the speedup curve: ``batches`` (up to the
+        largest tried, not to answer before the learner tries one), ``model_speedups``,
+        ``formula_speedups``, ``fits``.
 
     Examples
     --------
