@@ -1,11 +1,8 @@
-"""Tokens per step and speedup: α, γ and c in; P(N = k), E[N] and the speedup against γ out.
+"""Tokens per step and speedup (notebook 04): α, γ and c in; P(N = k), E[N] and the speedup against γ out.
 
-Every number comes from `specdec.theory` and `specdec.core`: this module draws them and wires the
-sliders. The model is the theory module's simple one (the same α at every position, a verify pass
-costing one target pass). The notebook asks the learner to predict the best γ before moving
-anything, so the explorer opens with the speedup curve and its star hidden; the first move of any
-control shows them. Also here: the two static figures of notebook 04 (`speedup_against_draft_length`,
-`best_draft_length_against_alpha`), which only draw what `specdec.theory` computes.
+The numbers are `specdec.theory`'s (the same α at every position, a verify pass costing one target
+pass). The explorer opens with the speedup curve and its star hidden, so that the learner predicts
+the best γ first. Also here: notebook 04's two static figures, drawn from `specdec.theory`.
 """
 
 from __future__ import annotations
@@ -21,12 +18,11 @@ from ..core import expected_tokens
 from ..validation import DEFAULT_MAX_GAMMA, Count, Probability, checked
 from ..theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
                       speedup_table, token_count_distribution)
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, role_patch, role_style, styled)
 
 #: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
 COST_RANGE = (1, 100)
-
 #: Tops the E[N] axis and the speedup axis may take; room above the largest value; fewest k slots.
 LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)
 HEADROOM = 0.15
@@ -51,7 +47,7 @@ def four_characters(value: float, _position=None) -> str:
     return f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
-class SpeedupFigure:
+class SpeedupFigure(Picture):
     """Three panels over γ = 0 … `max_gamma`: P(N = k) with its mean, E[N] with its ceiling γ + 1, and
     the speedup (a linear axis) with the break-even line, the chosen γ ringed and the best γ starred.
 
@@ -73,8 +69,7 @@ class SpeedupFigure:
                       markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
         with styled():
             self.figure = new_figure(10.0, 4.8, compact_size=COMPACT_FIGURE_INCHES)
-            self.counts_axes, self.tokens_axes, self.speed_axes = panel_axes(self.figure, 3)
-            counts, tokens, speed = self.counts_axes, self.tokens_axes, self.speed_axes
+            self.counts_axes, self.tokens_axes, self.speed_axes = counts, tokens, speed = panel_axes(self.figure, 3)
             self.bars = counts.bar(gammas + 1, np.zeros(max_gamma + 1), width=0.8, edgecolor=palette.HIGHLIGHT,
                                    linewidth=0.6)
             self.mean_line = counts.axvline(1.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.5, gid="mean")
@@ -87,8 +82,7 @@ class SpeedupFigure:
                                                 marker=".", label="E[N] at this α")
             (self.tokens_marker,) = tokens.plot([0], [1], **chosen)
             tokens.set(title="Expected tokens E[N]", xlabel="draft length γ",
-                       ylabel="E[N]" if compact() else "E[N], tokens per step",
-                       xlim=gamma_range)
+                       ylabel="E[N]" if compact() else "E[N], tokens per step", xlim=gamma_range)
             self.break_even = speed.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
                                             label="1× (plain decoding)")
             (self.speedup_line,) = speed.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT, marker=".",
@@ -101,8 +95,7 @@ class SpeedupFigure:
             self.speed_note = speed.text(0.5, 0.93, "", transform=speed.transAxes, ha="center", va="top",
                                          bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9})
             speed.set(title="Speedup" if compact() else "Speedup against γ", xlabel="draft length γ",
-                      ylabel="speedup (×)",
-                      xlim=gamma_range)
+                      ylabel="speedup (×)", xlim=gamma_range)
             for axes in (tokens, speed):
                 axes.yaxis.set_major_locator(MaxNLocator(nbins=3 if compact() else 5, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FuncFormatter(four_characters))
@@ -121,11 +114,8 @@ class SpeedupFigure:
             occasional=[counts.xaxis, tokens.yaxis, speed.yaxis])
 
     def update(self, token_counts, expected, speedups, gamma: int, best_gamma: int, reveal: bool = True) -> None:
-        """Show P(N = k) for k = 1 … γ+1, and E[N] and the speedup for γ = 0 … max_gamma.
-
-        The best γ is starred only if its speedup is above 1 (else a note says no γ beats plain
-        decoding); with ``reveal=False`` the speedup curve and the star are hidden, the ring shown.
-        """
+        """Show P(N = k) for k = 1 … γ+1, E[N] and the speedup for γ = 0 … max_gamma; the best γ starred if its
+        speedup is above 1 (else a note says so); with ``reveal=False`` the speedup curve and star hidden."""
         token_counts, expected, speedups = (np.asarray(values, dtype=float)
                                             for values in (token_counts, expected, speedups))
         for k, bar in enumerate(self.bars, start=1):
@@ -163,10 +153,7 @@ class SpeedupFigure:
 
     def _label_place(self, speedups, best_gamma: int, top: float) -> tuple:
         """Where the best-γ label fits clear of the curve, the star, the 1× line and the axes' edges:
-        (x, y, alignment), or None if nowhere. Tried first beside the star (under it, inside the hump of
-        the curve, then above it), then anywhere; the label's size in data units comes from its font
-        size and the axes' size.
-        """
+        (x, y, alignment), or None. Tried beside the star (under it, inside the hump, above it), then anywhere."""
         axes = self.speed_axes
         box = axes.get_position()
         width_px = box.width * self.figure.get_figwidth() * self.figure.dpi
@@ -195,26 +182,16 @@ class SpeedupFigure:
                         return {"center": (x0 + x1) / 2, "right": x1, "left": x0}[align], y, align
         return None
 
-    def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the data and, when limits change, the axes."""
-        with styled():
-            return self.fast.png()
-
 
 class SpeedupExplorer(Explorer):
     """Sliders for α, γ and c; P(N = k), expected tokens and the speedup against γ, with the best γ.
 
     Parameters
     ----------
-    alpha : float in [0, 1]
-        Starting acceptance rate.
-    gamma : int in 0 … 20
-        Starting draft length.
-    c : int in 1 … 100
-        Starting cost ratio: time of one target pass over time of one draft pass.
+    alpha, gamma, c : float in [0, 1], int in 0 … 20, int in 1 … 100
+        The starting acceptance rate, draft length and cost ratio (target pass time / draft pass time).
     reveal : bool
-        Show the speedup curve and the best γ at once (default False: they appear at the first move
-        of a control, so that a prediction comes first).
+        Show the speedup curve and the best γ at once (default False: at the first move of a control).
 
     Attributes
     ----------
