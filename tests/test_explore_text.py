@@ -210,7 +210,7 @@ def test_the_first_picture_counts_only_what_it_shows_and_reports_progress(monkey
         report.done = lambda: messages.append("done")
         return report
 
-    monkeypatch.setattr(text_module, "progress_display", recorder)
+    monkeypatch.setattr(text_module, "ProgressLine", recorder)
     explorer = TextExplorer(corpus, target_order=5, length=40)
     # Draft orders 1 … 4 (the left panel) and the 5-gram target: contexts of 0 … 4 characters.
     assert sorted(counted) == [0, 1, 2, 3, 4]
@@ -225,7 +225,7 @@ def test_the_first_picture_counts_only_what_it_shows_and_reports_progress(monkey
 
 
 def test_progress_is_shown_only_in_a_notebook():
-    report = text_module.progress_display("Preparing")
+    report = text_module.ProgressLine("Preparing")
     report("reading")  # outside a notebook: nothing shown, nothing raised
     report.done()
 

@@ -1,9 +1,8 @@
 """Several candidates at one position (notebook 08): the output law against p, and acceptance against k.
 
-Every number comes from `specdec.variants` (the exact multi-candidate law and two broken rules). The
-target is p(x) ∝ 0.55^x over six tokens; the α slider picks a draft with exactly that acceptance
-rate, so moving α changes nothing else. The acceptance curve is drawn up to the largest k shown so
-far: it does not give away what a second candidate adds before the learner tries one.
+The numbers are `specdec.variants`' (the exact multi-candidate law and two broken rules), for
+p(x) ∝ 0.55^x over six tokens and a draft with exactly the α of the slider. The acceptance curve is
+drawn up to the largest k shown so far, not to give away what a second candidate adds.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import set_stack, target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
 #: The target row: six tokens, p(x) ∝ 0.55^x.
@@ -37,18 +36,13 @@ CANDIDATE_RULES = {
 }
 CANDIDATE_TITLES = {"exact": "exact rule", "stale residual": "stale residual",
                     "without replacement": "without replacement"}
-
-
-between = Between  # the name drafters.py imports from here
-
 #: Marker of sampled frequencies: black horizontal ticks (measured, not a role).
 SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
 
 
 def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel: str):
-    """One rule's output law at height 0: accepted part, resampled part on it, p outlined, q as diamonds.
-
-    In presentation mode the legend names only the roles and the axis is taller, to clear the bars."""
+    """One rule's output law at height 0: accepted part, resampled part on it, p outlined, q as diamonds
+    (in presentation mode the legend names only the roles and the axis is taller, to clear the bars)."""
     short, positions = compact(), np.arange(len(labels))
     style = dict(width=0.6, edgecolor="white", linewidth=0.5)
     parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), **style,
@@ -63,7 +57,7 @@ def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel:
     return (*parts, target, draft)
 
 
-class CandidatesFigure:
+class CandidatesFigure(Picture):
     """The output law of a multi-candidate step against p (left), and acceptance against k (right).
 
     Examples
@@ -114,24 +108,15 @@ class CandidatesFigure:
         self.rule_line.set_data(ks, rule_curve[:widest_k])
         self.k_marker.set_data([k], [rule_curve[k - 1]])
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class CandidatesExplorer(Explorer):
     """k candidates and α in; the output law against p, a chi-square check, and acceptance against k.
 
     Parameters
     ----------
-    k : int in 1 … 6
-        Number of candidates.
-    alpha : float in [0.3, 1]
-        The acceptance rate α of one candidate (the draft is chosen to have it).
+    k, alpha : int in 1 … 6 (candidates), float in [0.3, 1] (α of one candidate: the draft has it)
     rule : {"exact", "stale residual", "without replacement"}
-    n : one of 100, 1000, 10000, 50000
-        Sampled steps for the check.
-    seed : int in 0 … 99
+    n, seed : one of 100, 1000, 10000, 50000 (sampled steps for the check), int in 0 … 99
 
     Attributes
     ----------
@@ -190,10 +175,8 @@ class CandidatesExplorer(Explorer):
         accepted, resampled = self.law_parts(rule, p, q, k)
         law = accepted + resampled
         rng = np.random.default_rng(seed)
-        if rule == "exact":
-            tokens, _ = sample_multi_candidate(p, q, k, n, rng)
-        else:
-            tokens = BROKEN_CANDIDATE_RULES[rule].sample(p, q, k, n, rng)
+        tokens = (sample_multi_candidate(p, q, k, n, rng)[0] if rule == "exact"
+                  else BROKEN_CANDIDATE_RULES[rule].sample(p, q, k, n, rng))
         frequencies = np.bincount(tokens, minlength=p.size) / n
         exact_curve, rule_curve = self.acceptance_curve("exact", alpha, p, q), self.acceptance_curve(rule, alpha, p, q)
         tv = tv_distance(law / law.sum(), p)

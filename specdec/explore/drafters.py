@@ -1,18 +1,14 @@
 """How engines draft (notebook 10): six drafters on one small neural target, verified exactly.
 
-The target is `specdec.neural`'s 4-layer character transformer. Choose a drafter (a separate small
-model, the same distilled, layer skipping, Medusa heads, an EAGLE-style feature drafter, prompt
-lookup), its γ or tree shape, the temperature and a prompt: the text is generated with the exact
-verify rule and coloured by origin. Left: acceptance at each draft position in this run. Right: the
-frontier, τ (characters per target pass, bonus included) against the draft's cost per step in bytes
-read relative to one target pass, for every drafter at its default setting (`frontier`: the committed
-measurements at temperatures 0 and 1, measured once at any other), with this run marked.
+The target is `specdec.neural`'s character transformer; the text, generated with the exact verify
+rule, is coloured by origin. Left: acceptance at each draft position in this run. Right: τ (characters
+per target pass) against the draft's bytes per step relative to one target pass, for every drafter at
+its default setting (`frontier`), with this run marked.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 
 import ipywidgets as widgets
 import numpy as np
@@ -22,10 +18,9 @@ from ..neural import load_target, speculative_generate
 from ..neural.measure import DRAFTERS, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH, build_drafter, cost_of
 from ..neural.measure import committed_measurements, held_out_prompts, measure_drafter
 from ..neural.costs import predicted_speedup
-from ..palette import ORIGIN_COLOURS
-from ..validation import Count, OneOf, checked
-from .candidates import between
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from ..validation import Between, Count, OneOf, checked
+from .text import origin_html
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
 #: Characters generated per run.
@@ -39,14 +34,11 @@ TEMPERATURE_RANGE = (0.0, 1.5)
 FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32
 #: Longest prompt accepted: the target's context is 128 characters and 64 are generated.
 MAX_PROMPT = 64
-#: The frontier's marker for each drafter. A drafter is no role of `specdec.palette.ROLES` (not
-#: "draft q", "accepted", ...): the markers are neutral grey with a black edge and differ by shape
-#: (the distilled draft, a variant of the draft model, is the hollow square).
+#: The frontier's marker for each drafter: a drafter is no role of `specdec.palette.ROLES`, so the markers
+#: are grey with a black edge and differ by shape (the distilled draft, a variant of the draft model, hollow).
 MARKERS = {"draft model": "o", "distilled draft": "s", "layer skip": "^", "Medusa": "D", "EAGLE": "P",
            "prompt lookup": "X"}
-#: How each origin is written, so that colour is not the only cue.
-ORIGIN_STYLES = {"accepted": "", "resampled": "font-weight:bold;text-decoration:underline wavy",
-                 "bonus": "font-weight:bold;text-decoration:underline double"}
+#: The origins of the text, as its legend names them.
 ORIGIN_NAMES = {"accepted": "accepted draft character", "resampled": "resampled after a rejection",
                 "bonus": "bonus from the target (also: a step with no draft)"}
 
@@ -60,28 +52,7 @@ def prompt_text(value, name, _arguments=None) -> str:
     return value
 
 
-def origin_html(prompt: str, text: str, origins) -> str:
-    """The prompt in grey, then each generated character on its origin's colour, with a legend.
-
-    >>> "title='bonus'" in origin_html("a", "<", ["bonus"]), "&lt;" in origin_html("a", "<", ["bonus"])
-    (True, True)
-    """
-    spans = [f"<span style='color:#595959'>{html.escape(prompt)}</span>",
-             *(_span(char, origin) for char, origin in zip(text, origins))]
-    keys = " ".join(f"{_span('x', origin)} {ORIGIN_NAMES[origin]}&emsp;" for origin in ORIGIN_STYLES)
-    return (f"<div style='margin-bottom:0.3em'>{keys}<span style='color:#595959'>prompt in grey</span></div>"
-            "<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:11em;overflow-y:auto;"
-            "border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>")
-
-
-def _span(char: str, origin: str) -> str:
-    colour = ORIGIN_COLOURS[origin]
-    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    style = f"background-color:rgba({red},{green},{blue},0.22);border-bottom:2px solid {colour};{ORIGIN_STYLES[origin]}"
-    return f"<span title='{origin}' style='{style}'>{'↵' + chr(10) if char == chr(10) else html.escape(char)}</span>"
-
-
-class DraftersFigure:
+class DraftersFigure(Picture):
     """Acceptance by draft position in one run (left); τ against draft bytes per step, every drafter (right).
 
     Examples
@@ -137,11 +108,6 @@ class DraftersFigure:
         self.run_point.set_data([run_point[0]], [run_point[1]])
         self.frontier_title.set_text(f"τ against draft cost, {temperature_label}")
 
-    def png(self) -> bytes:
-        """The figure as PNG bytes, redrawing only the data."""
-        with styled():
-            return self.fast.png()
-
 
 @functools.cache
 def _target():
@@ -150,12 +116,9 @@ def _target():
 
 @functools.lru_cache(maxsize=8)
 def frontier(temperature: float) -> dict:
-    """Each drafter at its default setting: (draft bytes per step, τ).
-
-    At temperatures 0 and 1, from the committed measurements (`committed_measurements`: 16 held-out
-    prompts); at any other, measured here on `FRONTIER_PROMPTS` prompts of `FRONTIER_LENGTH`
-    characters, seed 0 (once per temperature).
-    """
+    """Each drafter at its default setting: (draft bytes per step, τ); at temperatures 0 and 1 from the
+    committed measurements (16 held-out prompts), at any other measured here once on `FRONTIER_PROMPTS`
+    prompts of `FRONTIER_LENGTH` characters, seed 0."""
     key = f"T={temperature:g}"
     committed = committed_measurements()["held_out"]
     if all(key in committed[name] for name in DRAFTERS):
@@ -174,22 +137,15 @@ class DraftersExplorer(Explorer):
     Parameters
     ----------
     drafter : one of `specdec.neural.measure.DRAFTERS`
-    gamma : int in 1 … 8
-        Draft characters per step of the chains (all but Medusa).
-    width, depth : int
-        The Medusa tree: the top `width` guesses of heads 1 … `depth` (width 1 … 4, depth 1 … 3).
-    temperature : float in [0, 1.5]
-        The target's and the drafter's; 0 is greedy decoding.
-    prompt : str
-        1 … 64 characters.
-    seed : int
+    gamma, width, depth : int in 1 … 8 (the chains' draft length), the Medusa tree's 1 … 4 and 1 … 3
+    temperature, prompt, seed : float in [0, 1.5] (the target's and the drafter's), 1 … 64 characters, int
 
     Attributes
     ----------
     shown : dict
-        The controls' values, ``run`` (the `specdec.neural.NeuralRun`), ``tau``, ``acceptance``
-        (by position), ``cost`` (the `DraftCost`), ``bytes_per_step``, ``speedup`` (predicted by
-        `specdec.neural.costs.predicted_speedup`), ``frontier``.
+        The controls' values, ``run`` (the `specdec.neural.NeuralRun`), ``tau``, ``acceptance`` (by
+        position), ``cost`` (the `DraftCost`), ``bytes_per_step``, ``speedup`` (`predicted_speedup`),
+        ``frontier``.
 
     Examples
     --------
@@ -201,7 +157,7 @@ class DraftersExplorer(Explorer):
     title = "How engines draft: six drafters, one target"
 
     @checked(drafter=OneOf(*DRAFTERS), gamma=Count(*GAMMA_RANGE), width=Count(*WIDTH_RANGE),
-             depth=Count(*DEPTH_RANGE), temperature=between(*TEMPERATURE_RANGE), prompt=prompt_text,
+             depth=Count(*DEPTH_RANGE), temperature=Between(*TEMPERATURE_RANGE), prompt=prompt_text,
              seed=Count(0, 10**9))
     def __init__(self, drafter="EAGLE", gamma=GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
                  prompt=REPEATING_PROMPTS[0], seed=0):
@@ -251,14 +207,14 @@ class DraftersExplorer(Explorer):
         points = frontier(temperature)
         speed = predicted_speedup(run.tau, cost, drafted, passes)
         self.picture.update(acceptance, name, points, (bytes_per_step, run.tau), f"T = {temperature:g}")
-        self.text_view.value = origin_html(prompt, run.text, run.origins)
+        self.text_view.value = origin_html(prompt, run.text, run.origins, ORIGIN_NAMES, height="11em")
         return {**values, "run": run, "tau": run.tau, "acceptance": acceptance, "cost": cost,
                 "bytes_per_step": bytes_per_step, "drafted_per_step": drafted, "speedup": speed,
                 "frontier": points}
 
     def describe(self, shown: dict) -> Readout:
         run, cost, name = shown["run"], shown["cost"], shown["drafter"]
-        counts = {origin: run.origins.count(origin) for origin in ORIGIN_STYLES}
+        counts = {origin: run.origins.count(origin) for origin in ORIGIN_NAMES}
         shape = (f"tree {shown['width']} wide, {shown['depth']} deep" if name == "Medusa" else f"γ = {shown['gamma']}")
         rates = ", ".join("–" if r is None else f"{r:.2f}" for r in shown["acceptance"])
         return Readout([

@@ -1,10 +1,8 @@
 """Speculative decoding on real text (notebook 07): n-gram models, coloured by where each character came from.
 
-A draft n-gram model proposes, a higher-order target verifies; the text is coloured by origin. Left:
-α of each draft order, averaged over `CONTEXT_COUNT` contexts of the corpus. Right, on fixed axes:
-characters per target call and the speedup at c from the run's call counts, beside the theory at the
-averaged α and (tick box) the mean and range over `SEED_COUNT` seeds: one short run is noisy. Counts
-are kept on disk (`specdec.text.ngram`); building the explorer counts the first picture's orders only.
+Left: α of each draft order over `CONTEXT_COUNT` contexts of the corpus. Right: characters per target
+call and the speedup at c of the run, beside the theory at the averaged α and (tick box) the mean and
+range over `SEED_COUNT` seeds. Counts are kept on disk (`specdec.text.ngram`).
 """
 
 from __future__ import annotations
@@ -14,6 +12,8 @@ import html
 
 import ipywidgets as widgets
 import numpy as np
+from IPython import get_ipython
+from IPython.display import display
 from matplotlib.patches import Patch
 
 from .. import palette
@@ -26,8 +26,8 @@ from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..text.repeated_runs import runs_over_seeds
 from ..theory import speedup
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line, new_figure,
-                    panel_axes, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_patch, role_style, styled)
 
 #: Orders the sliders offer (a small draft, a larger target), and the other sliders' ranges.
 DRAFT_ORDERS = (1, 2, 3, 4)
@@ -78,18 +78,25 @@ def coloured_text_html(generation: Generation, legend: bool = True) -> str:
     >>> html_text.count("title='resampled'")  # once in the legend, once in the text
     2
     """
-    spans = [f"<span style='color:#595959'>{html.escape(generation.prompt)}</span>",
-             *(_span(char, origin) for char, origin in zip(generation.text, generation.origins))]
-    block = ("<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:14em;"
-             "overflow-y:auto;border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>")
-    if not legend:
-        return block
     shown = [origin for origin in ORIGIN_COLOURS if origin in generation.origins] or ["accepted", "resampled", "bonus"]
-    keys = " ".join(f"{_span('x', origin)} {ORIGIN_DESCRIPTIONS[origin]}&emsp;" for origin in shown)
+    names = {origin: ORIGIN_DESCRIPTIONS[origin] for origin in shown} if legend else {}
+    return origin_html(generation.prompt, generation.text, generation.origins, names)
+
+
+def origin_html(prompt: str, text: str, origins, names: dict, height: str = "14em") -> str:
+    """`prompt` in grey, then each character of `text` on its origin's colour in a block `height` high;
+    above it, unless `names` (origin -> what it means) is empty, those origins as a legend."""
+    spans = [f"<span style='color:#595959'>{html.escape(prompt)}</span>", *map(origin_span, text, origins)]
+    block = (f"<div style='font-family:monospace;white-space:pre-wrap;line-height:1.7;max-height:{height};"
+             "overflow-y:auto;border:1px solid #ccc;padding:0.4em'>" + "".join(spans) + "</div>")
+    if not names:
+        return block
+    keys = " ".join(f"{origin_span('x', origin)} {name}&emsp;" for origin, name in names.items())
     return f"<div style='margin-bottom:0.3em'>{keys}<span style='color:#595959'>prompt in grey</span></div>{block}"
 
 
-def _span(char: str, origin: str) -> str:
+def origin_span(char: str, origin: str) -> str:
+    """One character on its origin's colour, its origin as a tooltip."""
     colour = ORIGIN_COLOURS[origin]
     red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
     style = f"background-color:rgba({red},{green},{blue},0.22);border-bottom:2px solid {colour};{ORIGIN_STYLES[origin]}"
@@ -97,9 +104,8 @@ def _span(char: str, origin: str) -> str:
     return f"<span title='{origin}' style='{style}'>{shown}</span>"
 
 
-class RealTextFigure:
-    """α of each draft order (left); characters per target call and speedup, run against theory (right,
-    on fixed axes 0 … `GAIN_TOP`, with the seeds' mean and range when given).
+class RealTextFigure(Picture):
+    """α of each draft order (left); characters per target call and speedup, run against theory (right).
 
     Examples
     --------
@@ -187,8 +193,8 @@ class RealTextFigure:
 
     def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float, measured, predicted,
                gamma: int, c: float, spread=None) -> None:
-        """α per draft order; (characters per target call, speedup at c) measured and predicted; `spread`:
-        (lowest, mean, highest) of both over several seeds, or None."""
+        """α per draft order; (characters per target call, speedup at c) measured and predicted; `spread`: their
+        (lowest, mean, highest) over several seeds, or None."""
         for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
             chosen = order == draft_order
             bar.set_height(alpha)
@@ -217,10 +223,6 @@ class RealTextFigure:
         self.tokens_title.set_text(f"γ = {gamma}" if self.stacked else f"characters per call, γ = {gamma}")
         self.speed_title.set_text(f"speedup at c = {c:g}")
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 def long_enough(value, name, _arguments=None):
     """A declared check: None (the standard library's docstrings) or a str of 2 · `CONTEXT_COUNT` characters."""
@@ -241,8 +243,7 @@ class TextExplorer(Explorer):
     corpus : str, optional
         The text both models are fitted on; `specdec.text.stdlib_corpus()` by default.
     draft_order, target_order, gamma : int in 1 … 4, 4 … 7, 1 … 10 (draft characters per step)
-    temperature : float in 0.2 … 2
-        Applied to both models, as an engine applies it to both networks' logits.
+    temperature : float in 0.2 … 2, applied to both models
     seed, prompt, c : int >= 0, str, int in 1 … 100 (time of a target pass / time of a draft pass)
     length : int >= 1
         Characters to generate (not a control: it sets how long one update takes).
@@ -252,12 +253,12 @@ class TextExplorer(Explorer):
     Attributes
     ----------
     shown : dict
-        The control values (``seed_spread``: a `SeedSpread` while the box is ticked, else None),
-        ``generation``, ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
-        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order`` (order -> α),
-        ``length`` and ``seed_speedups`` (the speedup at c of each seed's run, else None).
+        The control values (``seed_spread``: a `SeedSpread` while ticked, else None), ``generation``,
+        ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
+        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order``,
+        ``length`` and ``seed_speedups`` (each seed's speedup at c, else None).
     text_view : ipywidgets.HTML
-        The coloured text, between the controls and the picture.
+        The coloured text.
 
     Examples
     --------
@@ -276,7 +277,7 @@ class TextExplorer(Explorer):
              seed_spread=InstanceOf((bool, np.bool_), "True or False"))
     def __init__(self, corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0, prompt="The ",
                  length=120, c=20, seed_spread=False):
-        progress = progress_display("Preparing the real-text explorer")
+        progress = ProgressLine("Preparing the real-text explorer")
         if corpus is None:
             in_memory = getattr(corpus_module.stdlib_corpus, "cache_info", None)
             if in_memory is None or not in_memory().currsize:
@@ -325,9 +326,8 @@ class TextExplorer(Explorer):
                 fitted_model(draft_order, self.corpus).at_temperature(temperature))
 
     def _alphas(self, target_order: int, temperature: float) -> tuple:
-        target = fitted_model(target_order, self.corpus).at_temperature(temperature)
-        return tuple(mean_acceptance_rate(target, fitted_model(order, self.corpus).at_temperature(temperature),
-                                          self.contexts) for order in DRAFT_ORDERS)
+        return tuple(mean_acceptance_rate(*self.models(target_order, order, temperature), self.contexts)
+                     for order in DRAFT_ORDERS)
 
     def _run(self, draft_order, target_order, gamma, temperature, seed, prompt) -> Generation:
         return speculative_generate(*self.models(target_order, draft_order, temperature), prompt, self.length, gamma,
@@ -404,34 +404,22 @@ class TextExplorer(Explorer):
         ])
 
 
-def progress_display(title: str):
-    """A line in the notebook saying what is being done, shown once something is reported (never outside one).
+class ProgressLine:
+    """A line in the notebook saying what is being done, shown once something is reported (never outside a
+    notebook): ``report = ProgressLine(title)``, ``report(message)``, then ``report.done()`` empties it."""
 
-    Returns ``report(message)``; ``report.done()`` empties the line.
-    """
-    handle = {}
+    def __init__(self, title: str):
+        self.title, self.handle = title, None
 
-    def report(message: str) -> None:
-        text = f"{title}: {message} …"
+    def __call__(self, message: str) -> None:
+        text = f"{self.title}: {message} …"
         bundle = {"text/plain": text, "text/html": f"<p style='color:#595959'><i>{html.escape(text)}</i></p>"}
-        if "display" in handle:
-            handle["display"].update(bundle, raw=True)
-        elif _in_a_notebook():
-            from IPython.display import display
+        if self.handle is not None:
+            self.handle.update(bundle, raw=True)
+        elif hasattr(get_ipython(), "kernel"):
+            self.handle = display(bundle, raw=True, display_id=True)
 
-            handle["display"] = display(bundle, raw=True, display_id=True)
-
-    def done() -> None:
-        if "display" in handle:
-            handle.pop("display").update({"text/plain": "", "text/html": ""}, raw=True)
-
-    report.done = done
-    return report
-
-
-def _in_a_notebook() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    return hasattr(get_ipython(), "kernel")
+    def done(self) -> None:
+        if self.handle is not None:
+            self.handle.update({"text/plain": "", "text/html": ""}, raw=True)
+            self.handle = None
