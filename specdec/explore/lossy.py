@@ -1,10 +1,8 @@
 """Lossy acceptance rules (notebook 09): more draft tokens kept, and how far the output moves from p.
 
-Every number comes from `specdec.variants.lossy_acceptance.lossy_law` (a rule's exact output law at
-one position). The target is p(x) ∝ 0.6^x over eight tokens; the draft over-trusts one token (as a
-greedy or top-k draft does) or mixes p with its reverse, with exactly the α the slider gives. Left: the
-chosen rule's law (kept draft tokens, replacements) against p and q. Right: acceptance against TV
-from p for every rule and setting, the chosen one marked.
+The numbers are `specdec.variants.lossy_acceptance.lossy_law`'s (a rule's exact output law), for
+p(x) ∝ 0.6^x over eight tokens and a draft with exactly the α of the slider. Left: the chosen rule's
+law against p and q. Right: acceptance against TV from p for every rule and setting.
 """
 
 from __future__ import annotations
@@ -19,17 +17,13 @@ from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, los
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
 from .candidates import law_panel
 from .derivation import set_stack
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, styled)
 
 #: The target row: eight tokens, p(x) ∝ 0.6^x.
 LOSSY_TARGET = geometric_target(8, 0.6)
-LOSSY_RULE_LABELS = {
-    "exact": "exact rule",
-    "typical": "typical acceptance (Medusa)",
-    "lenient": "lenient: accept when p/q ≥ λ",
-    "greedy": "greedy top-1 matching",
-}
+LOSSY_RULE_LABELS = {"exact": "exact rule", "typical": "typical acceptance (Medusa)",
+                     "lenient": "lenient: accept when p/q ≥ λ", "greedy": "greedy top-1 matching"}
 #: The drafts: one that over-trusts token A, B or C, or one that mixes p with its reverse (−1).
 LOSSY_DRAFTS = {"over-trusts A": 0, "over-trusts B": 1, "over-trusts C": 2, "mixes p with its reverse": -1}
 #: The sliders' ranges: the exact α (the drafts exist from 0.45 up), λ, ε and δ.
@@ -51,7 +45,7 @@ def lossy_draft(kind: int, alpha: float) -> np.ndarray:
     return draft_with_acceptance(LOSSY_TARGET, alpha) if kind < 0 else confident_draft(LOSSY_TARGET, alpha, kind)
 
 
-class LossyFigure:
+class LossyFigure(Picture):
     """One rule's output law against p (left), and acceptance against TV distance for every rule (right).
 
     Examples
@@ -103,10 +97,6 @@ class LossyFigure:
         for point, (x, y) in ((self.exact_point, exact), (self.greedy_point, greedy), (self.chosen_point, chosen)):
             point.set_data([x], [y])
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class LossyExplorer(Explorer):
     """An acceptance rule and its setting in; its output law against p, and acceptance against TV.
@@ -114,11 +104,8 @@ class LossyExplorer(Explorer):
     Parameters
     ----------
     rule : {"exact", "typical", "lenient", "greedy"}
-    alpha : float in [0.45, 1]
-        The exact rule's acceptance rate (the draft is chosen to have it).
-    draft : one of `LOSSY_DRAFTS`
-    lenience, epsilon, delta : float
-        λ in [0.05, 1] of the lenient rule; ε in [0.01, 1] and δ in [0.05, 1] of typical acceptance.
+    alpha, draft : float in [0.45, 1] (the exact rule's α: the draft has it), one of `LOSSY_DRAFTS`
+    lenience, epsilon, delta : λ in [0.05, 1] (lenient rule), ε in [0.01, 1] and δ in [0.05, 1] (typical)
 
     Attributes
     ----------
@@ -168,8 +155,8 @@ class LossyExplorer(Explorer):
         exact, greedy = lossy_law("exact", p, q), lossy_law("greedy", p, q)
         lenient = [lossy_law("lenient", p, q, lenience=value) for value in LENIENCE_SWEEP]
         typical = [lossy_law("typical", p, q, epsilon=value, delta=values["delta"]) for value in EPSILON_SWEEP]
-        lenient_curve = ([x.acceptance for x in lenient], [x.tv for x in lenient])
-        typical_curve = ([x.acceptance for x in typical], [x.tv for x in typical])
+        lenient_curve, typical_curve = (([law.acceptance for law in laws], [law.tv for law in laws])
+                                        for laws in (lenient, typical))
         self.picture.update(law.accepted, law.output - law.accepted, p, q,
                             f"{values['rule']}: accepts {law.acceptance:.2f}, TV from p {law.tv:.3f}",
                             lenient_curve, typical_curve, (exact.acceptance, exact.tv), (greedy.acceptance, greedy.tv),

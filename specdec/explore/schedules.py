@@ -1,9 +1,8 @@
 """Adaptive γ on text (notebook 09): fixed γ, Hugging Face's heuristic schedule and an oracle, priced at c.
 
-The runs of a `specdec.variants.adaptive_gamma.ScheduleComparison` are made once; the controls choose
-the run shown and the cost ratio c every run is priced at. Left: γ drafted at each of the chosen
-run's first steps, and the draft tokens kept. Right: every run's speedup at c, with the constant-α
-prediction `speedup(ᾱ, γ, c)` over the fixed lengths.
+The runs of a `specdec.variants.adaptive_gamma.ScheduleComparison` are made once. Left: γ drafted at
+each of the chosen run's first steps, and the draft tokens kept. Right: every run's speedup at c, with
+the constant-α prediction `speedup(ᾱ, γ, c)` over the fixed lengths.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from .. import palette
 from ..validation import COST_SLIDER_MAX, Count, InstanceOf, OrNone, checked
 from ..theory import optimal_gamma, speedup
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, styled)
 
 #: How many verify steps the left panel draws.
@@ -39,7 +38,7 @@ def schedule_runs(comparison) -> dict:
     return runs
 
 
-class ScheduleFigure:
+class ScheduleFigure(Picture):
     """γ at each step of one schedule on text (left), and the speedup of every schedule at one c (right).
 
     `names`: one bar per schedule, top to bottom (fixed lengths first); `steps`: how many steps the left
@@ -106,10 +105,6 @@ class ScheduleFigure:
         self.theory_marks.set_data(theory, np.arange(len(theory)))
         self.speed_title.set_text(f"{self.names[chosen] if self.short else title}: {speedups[chosen]:.2f}×")
 
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
-
 
 class SchedulesExplorer(Explorer):
     """Fixed γ, Hugging Face's heuristic schedule and the oracle on one text, priced at a cost ratio c.
@@ -119,16 +114,15 @@ class SchedulesExplorer(Explorer):
     comparison : ScheduleComparison, optional
         From `specdec.variants.adaptive_gamma.compare_schedules`; by default notebook 09's runs,
         `stdlib_comparison()` (a few seconds to make).
-    c : int in 1 … 100
-        Starting cost ratio.
+    c : int in 1 … 100, the starting cost ratio
 
     Attributes
     ----------
     shown : dict
         ``c``, ``schedule`` (a key of `schedule_runs(comparison)`), ``speedups`` (every run, in menu order),
-        the chosen run's ``speedup``, ``tokens_per_call``, ``mean_gamma`` and ``characters``, the
-        ``heuristic`` and ``oracle`` speedups, ``best_fixed`` and ``best_fixed_speedup`` (the fixed γ
-        fastest at c), ``alpha`` (the average α), ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma`).
+        the chosen run's ``speedup``, ``tokens_per_call``, ``mean_gamma`` and ``characters``, ``heuristic``,
+        ``oracle``, ``best_fixed`` and ``best_fixed_speedup`` (the fastest fixed γ at c), ``alpha`` (the
+        average α), ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma`).
 
     Examples
     --------
