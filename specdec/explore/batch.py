@@ -1,8 +1,7 @@
 """A batch verified in one pass (notebook 11): each sequence's accepted count, the slots, the slowest sequence.
 
-Left: one verify pass over b sequences, γ + 1 slots each: accepted draft tokens, the resampled or
-bonus token, and the rejected slots the pass scored for nothing. Right: passes each sequence needs
-for its tokens, every position accepting with probability α; the batch is done at its slowest.
+Left: one verify pass over b sequences, γ + 1 slots each, with the rejected slots the pass scored for
+nothing. Right: the passes each sequence needs for its tokens; the batch is done at its slowest.
 """
 
 from __future__ import annotations
@@ -14,19 +13,18 @@ from .. import palette
 from ..core import expected_tokens
 from ..validation import SEED_SLIDER_MAX, Count, Probability, checked
 from ..serving.batch import batch_run
-from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
-                    panel_axes, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line,
+                    new_figure, panel_axes, role_patch, role_style, styled)
 
 BATCH_RANGE = (1, 12)
 GAMMA_RANGE = (1, 8)
 #: Tokens each sequence generates.
 TOKENS = 32
-REJECTED = role_style("reject zone")
 STYLES = {"accepted": role_style("accepted"), "resampled": role_style("resampled"), "bonus": role_style("bonus"),
-          "rejected": REJECTED}
+          "rejected": role_style("reject zone")}
 
 
-class BatchFigure:
+class BatchFigure(Picture):
     """The slots of one pass (b rows × γ + 1), and the passes each sequence needs."""
 
     def __init__(self):
@@ -36,9 +34,8 @@ class BatchFigure:
             self.slot_axes, self.pass_axes = panel_axes(self.figure, 2)
             rows, columns = np.meshgrid(np.arange(b), np.arange(g), indexing="ij")
             self.slots = self.slot_axes.bar(columns.ravel(), 0.8, bottom=rows.ravel() - 0.4, width=0.85,
-                                            edgecolor="white", linewidth=0.6, **REJECTED)
-            self.slot_axes.set(xlabel="slot in the pass", ylabel="sequence", xlim=(-0.6, g - 0.4),
-                               ylim=(b - 0.4, -0.6))
+                                            edgecolor="white", linewidth=0.6, **STYLES["rejected"])
+            self.slot_axes.set(xlabel="slot in the pass", ylabel="sequence", xlim=(-0.6, g - 0.4), ylim=(b - 0.4, -0.6))
             self.figure.legend(handles=[role_patch("accepted"), role_patch("resampled"), role_patch("bonus"),
                                         role_patch("reject zone", "rejected slot")],
                                loc="outside lower center", ncols=2 if compact() else 4, fontsize="small")
@@ -51,23 +48,15 @@ class BatchFigure:
         self.fast = FastRedraw(self.figure, changing=[*self.slots, *self.pass_bars, self.slowest, self.mean])
 
     def update(self, roles, passes, slowest, mean) -> None:
-        b_max, g_max = BATCH_RANGE[1], GAMMA_RANGE[1] + 1
         for index, slot in enumerate(self.slots):
-            row, column = divmod(index, g_max)
-            visible = row < roles.shape[0] and column < roles.shape[1]
-            slot.set_visible(visible)
-            if visible:
-                style = STYLES[roles[row, column]]
-                slot.set_facecolor(style["facecolor"])
-                slot.set_hatch(style["hatch"])
+            row, column = divmod(index, GAMMA_RANGE[1] + 1)
+            slot.set_visible(row < roles.shape[0] and column < roles.shape[1])
+            if slot.get_visible():
+                slot.set(**STYLES[roles[row, column]])
         for i, bar in enumerate(self.pass_bars):
             bar.set_width(passes[i] if i < passes.size else 0)
         self.slowest.set_xdata([slowest] * 2)
         self.mean.set_xdata([mean] * 2)
-
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
 
 
 def pass_roles(accepted_row, gamma: int) -> np.ndarray:
@@ -84,10 +73,7 @@ class BatchExplorer(Explorer):
 
     Parameters
     ----------
-    batch : int in 1 … 12
-    gamma : int in 1 … 8
-    alpha : float in [0, 1]
-    seed : int in 0 … 99
+    batch, gamma, alpha, seed : int in 1 … 12, int in 1 … 8, float in [0, 1], int in 0 … 99
 
     Examples
     --------
@@ -100,14 +86,15 @@ class BatchExplorer(Explorer):
 
     @checked(batch=Count(*BATCH_RANGE), gamma=Count(*GAMMA_RANGE), alpha=Probability(), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, batch=8, gamma=4, alpha=0.7, seed=0):
+        label = dict(style=LABEL_STYLE)
         controls = {
             "batch": widgets.IntSlider(value=batch, min=BATCH_RANGE[0], max=BATCH_RANGE[1], description="batch size b",
-                                       style=LABEL_STYLE),
+                                       **label),
             "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1], description="draft length γ",
-                                       style=LABEL_STYLE),
+                                       **label),
             "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.05, description="acceptance rate α",
-                                         style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+                                         **label),
+            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **label),
         }
         super().__init__(controls, [["batch", "gamma"], ["alpha", "seed"]], BatchFigure())
 

@@ -1,9 +1,8 @@
 """The KV caches through verify steps (notebook 11): the target's and the draft's slots, written, kept, cropped.
 
-One row of cache slots for the target, one for the draft, around the step on screen: the slots the
-step wrote and kept, those it wrote and cropped (or, under the broken rule, failed to crop), the
-draft's catch-up slot, and the token the step emitted last, which has no slot yet (it is the first
-position of the next pass). The readout compares the text with plain greedy decoding at T = 0.
+Around the step on screen: the slots the step wrote and kept, those it cropped (or, under a broken rule,
+failed to crop), the draft's catch-up slot and the last token emitted (no slot yet). The readout
+compares the text with plain greedy decoding at T = 0.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from .. import palette
 from ..validation import SEED_SLIDER_MAX, Count, OneOf, checked
 from ..neural import greedy_text, load_draft, load_target
 from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
-from .frame import LABEL_STYLE, compact, Explorer, FastRedraw, Readout, bold, line, new_figure, role_patch, role_style, styled
+from .frame import LABEL_STYLE, compact, Explorer, FastRedraw, Picture, Readout, bold, line, new_figure, role_patch, role_style, styled
 
 #: The prompt and the characters each run generates.
 PROMPT = "Return the "
@@ -28,6 +27,8 @@ LENGTH = 16
 WINDOW = 14
 #: Fewer, wider slots in presentation mode.
 COMPACT_WINDOW = 8
+#: How many pictures of states already drawn the figure keeps: a state looks the same each time it is shown.
+PICTURES_KEPT = 128
 GAMMA_RANGE = (1, 6)
 RULE_NAMES = {"exact": "crop and catch up (exact)", "forgets_to_crop": "target forgets to crop",
               "forgets_catch_up": "draft not caught up"}
@@ -60,12 +61,9 @@ def plain_text() -> str:
 
 
 def slot_kinds(step, rule: str, window: int = WINDOW):
-    """Per row ('target', 'draft'): the first slot shown and, for each slot, (kind, character id).
-
-    Kinds: 'earlier' (text from before the step), 'kept' (written by this step, kept), 'cropped'
-    (written, then thrown away), 'stale' (should have been cropped and was not), 'catch-up', 'next'
-    (the last emitted token: no slot yet).
-    """
+    """Per row ('target', 'draft'): the first slot shown and, for each slot, (kind, character id). Kinds:
+    'earlier' (before the step), 'kept' (written by it, kept), 'cropped' (written, thrown away), 'stale'
+    (should have been cropped and was not), 'catch-up', 'next' (the last emitted token: no slot yet)."""
     rows = {}
     for row, start, written, kept, after in (
             ("target", step.start, step.target_written, step.target_kept, step.target_tokens_after),
@@ -88,7 +86,7 @@ def _slots(places) -> Path:
     return Path.make_compound_path_from_polys(np.array(boxes, dtype=float).reshape(-1, 4, 2))
 
 
-class KVCacheFigure:
+class KVCacheFigure(Picture):
     """Two rows of cache slots (target above, draft below) with the characters they hold."""
 
     def __init__(self):
@@ -113,6 +111,7 @@ class KVCacheFigure:
             self.slot_numbers = [self.axes.text(i, -0.62, "", ha="center", va="center", fontsize="small",
                                                 color=palette.NEUTRAL) for i in range(0, self.window, 2)]
         self.first = None  # the first slot shown: the slot numbers change only with it
+        self.state, self.pictures = None, {}  # the state on screen; PNGs of states drawn, oldest first
         self.fast = FastRedraw(self.figure, changing=[*self.slots.values(), *self.letters["target"],
                                                       *self.letters["draft"], self.title], occasional=self.slot_numbers)
 
@@ -135,10 +134,14 @@ class KVCacheFigure:
             self.first = first
             self.fast.invalidate()
         self.title.set_text(title)
+        self.state = (title, *((first, tuple(kinds)) for first, kinds in rows.values()))
 
     def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
+        if self.state not in self.pictures:
+            if len(self.pictures) == PICTURES_KEPT:
+                del self.pictures[next(iter(self.pictures))]
+            self.pictures[self.state] = super().png()
+        return self.pictures[self.state]
 
 
 class KVCacheExplorer(Explorer):
@@ -146,12 +149,8 @@ class KVCacheExplorer(Explorer):
 
     Parameters
     ----------
-    gamma : int in 1 … 6
-    rule : one of `specdec.serving.kv_cache_steps.CACHE_RULES`
-    temperature : 0.0 or 1.0
-    seed : int in 0 … 99
-    step : int >= 1
-        The verify step on screen (clipped to the run's steps).
+    gamma, rule, temperature : int in 1 … 6, one of `CACHE_RULES`, 0.0 or 1.0
+    seed, step : int in 0 … 99, int >= 1 (the verify step on screen, clipped to the run's steps)
 
     Examples
     --------

@@ -1,9 +1,7 @@
 """Speculation under load (notebook 11): the batch's tokens per second and one request's time per token, against b.
 
-Cost model of notebook 05 (`specdec.hardware`): Llama 3.1 70B verified, Llama 3.2 1B drafting, on
-four H100 SXM treated as one (no communication). Left: tokens per second for the whole batch,
-with and without speculation. Right: seconds per token for one request. Batch sizes whose weights
-and KV caches do not fit are left out; the batch size where speculation stops paying is marked.
+Notebook 05's cost model: Llama 3.1 70B verified, Llama 3.2 1B drafting, on four H100 SXM treated as
+one. Batch sizes that do not fit are left out; the batch size where speculation stops paying is marked.
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
 from ..serving.load import LONG_CONTEXT, SHORT_CONTEXT, load_curves
 from ..validation import Count, OneOf, Probability, checked
-from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Readout, bold, line, new_figure,
-                    panel_axes, styled)
+from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line,
+                    new_figure, panel_axes, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
 TARGET, DRAFT = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
@@ -29,36 +27,28 @@ def curves_for(gamma: int, alpha: float, context: int):
     return load_curves(DEVICES, TARGET, DRAFT, gamma, alpha, context=context)
 
 
-def _masked(values, fits):
-    return np.where(fits, values, np.nan)
-
-
-class LoadFigure:
+class LoadFigure(Picture):
     """Two log-log panels against batch size: tokens/s of the batch, seconds per token of one request."""
 
     def __init__(self):
+        short = compact()
         with styled():
             self.figure = new_figure(9.6, 3.8, compact_size=COMPACT_FIGURE_INCHES)
-            self.throughput_axes, self.latency_axes = panel_axes(self.figure, 2)
+            self.throughput_axes, self.latency_axes = panels = panel_axes(self.figure, 2)
             batches = np.array([2 ** k for k in range(11)])
-            lines = {}
-            for axes, kind in ((self.throughput_axes, "tokens"), (self.latency_axes, "seconds")):
-                (lines[kind, "plain"],) = axes.plot(batches, np.ones(batches.size), color=palette.HIGHLIGHT, marker="o",
-                                                    label="plain decoding")
-                (lines[kind, "speculative"],) = axes.plot(batches, np.ones(batches.size), color=palette.NEUTRAL,
-                                                          marker="s", linestyle="--", label="speculative")
+            self.lines = {}
+            for axes, kind in zip(panels, ("tokens", "seconds")):
+                (self.lines[kind, "plain"],) = axes.plot(batches, np.ones(batches.size), color=palette.HIGHLIGHT,
+                                                         marker="o", label="plain decoding")
+                (self.lines[kind, "speculative"],) = axes.plot(batches, np.ones(batches.size), color=palette.NEUTRAL,
+                                                               marker="s", linestyle="--", label="speculative")
                 axes.set_xscale("log", base=2)
-                axes.set_yscale("log")
-                axes.set_xlim(0.7, 1500)
-            self.lines = lines
-            short = compact()
-            self.throughput_axes.set(xlabel="batch size b", ylabel="tokens/s" if short else "tokens/s, whole batch",
-                                     ylim=(10, 1e5))
-            self.latency_axes.set(xlabel="batch size b", ylabel="s/token" if short else "s per token, one request",
-                                  ylim=(1e-3, 1))
+                axes.set(yscale="log", xlim=(0.7, 1500), xlabel="batch size b")
+            self.throughput_axes.set(ylabel="tokens/s" if short else "tokens/s, whole batch", ylim=(10, 1e5))
+            self.latency_axes.set(ylabel="s/token" if short else "s per token, one request", ylim=(1e-3, 1))
             self.throughput_axes.legend(loc="upper left", fontsize="small")
             self.crossovers = [axes.axvline(np.nan, color=palette.NEUTRAL, linestyle=":", linewidth=1.5)
-                               for axes in (self.throughput_axes, self.latency_axes)]
+                               for axes in panels]
             self.title = self.latency_axes.set_title(" ")
         self.fast = FastRedraw(self.figure, changing=[*self.lines.values(), *self.crossovers, self.title])
 
@@ -66,16 +56,13 @@ class LoadFigure:
         for kind, plain, speculative in (
                 ("tokens", curves.plain_tokens_per_second, curves.speculative_tokens_per_second),
                 ("seconds", curves.plain_seconds_per_token, curves.speculative_seconds_per_token)):
-            self.lines[kind, "plain"].set_data(curves.batches, _masked(plain, curves.fits_plain))
-            self.lines[kind, "speculative"].set_data(curves.batches, _masked(speculative, curves.fits_speculative))
+            self.lines[kind, "plain"].set_data(curves.batches, np.where(curves.fits_plain, plain, np.nan))
+            self.lines[kind, "speculative"].set_data(curves.batches,
+                                                     np.where(curves.fits_speculative, speculative, np.nan))
         crossover = curves.latency_crossover
         for marker in self.crossovers:
             marker.set_xdata([np.nan if crossover is None else crossover] * 2)
         self.title.set_text("no crossover in range" if crossover is None else f"stops paying at b = {crossover}")
-
-    def png(self) -> bytes:
-        with styled():
-            return self.fast.png()
 
 
 class LoadExplorer(Explorer):
@@ -83,9 +70,7 @@ class LoadExplorer(Explorer):
 
     Parameters
     ----------
-    context : int, `SHORT_CONTEXT` or `LONG_CONTEXT`
-    gamma : int in 1 … 8
-    alpha : float in [0, 1]
+    context, gamma, alpha : `SHORT_CONTEXT` or `LONG_CONTEXT`, int in 1 … 8, float in [0, 1]
 
     Examples
     --------
@@ -116,8 +101,8 @@ class LoadExplorer(Explorer):
     def describe(self, shown):
         curves = shown["curves"]
         crossover = curves.latency_crossover
-        fits_plain = int(curves.batches[curves.fits_plain].max()) if curves.fits_plain.any() else 0
-        fits_spec = int(curves.batches[curves.fits_speculative].max()) if curves.fits_speculative.any() else 0
+        fits_plain, fits_spec = (int(curves.batches[fits].max()) if fits.any() else 0
+                                 for fits in (curves.fits_plain, curves.fits_speculative))
         best_plain, best_spec = curves.best_plain_throughput, curves.best_speculative_throughput
         return Readout([
             line(f"Context {shown['context']:,} tokens: largest batch that fits {fits_plain} plain, {fits_spec} "
