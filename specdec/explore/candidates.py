@@ -120,10 +120,9 @@ class CandidatesExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        The control values, ``target``, ``draft``, ``law`` (the rule's exact output law), ``tv`` (from
-        p), ``accepted_by_k`` and ``exact_by_k`` (P(some candidate accepted), k = 1 … 6, under the
-        rule and the exact rule), ``widest_k``, ``frequencies`` and ``fit`` (chi-square against p).
+    shown : the control values, ``target``, ``draft``, ``law`` (the rule's exact output law), ``tv`` (from p),
+        ``accepted_by_k`` and ``exact_by_k`` (P(some candidate accepted), k = 1 … 6, under the rule and the exact
+        rule), ``widest_k``, ``frequencies`` and ``fit`` (chi-square against p).
 
     Examples
     --------

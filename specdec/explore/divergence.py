@@ -79,10 +79,9 @@ class DivergenceExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the ringed pair,
-        ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis),
-        ``kl_neighbours`` (pairs with a KL within 10% of its), ``neighbour_alpha_range``, ``kl_band``.
+    shown : ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the ringed pair,
+        ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis), ``kl_neighbours``
+        (pairs with a KL within 10% of its), ``neighbour_alpha_range``, ``kl_band``.
 
     Examples
     --------

@@ -142,10 +142,8 @@ class DraftersExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        The controls' values, ``run`` (the `specdec.neural.NeuralRun`), ``tau``, ``acceptance`` (by
-        position), ``cost`` (the `DraftCost`), ``bytes_per_step``, ``speedup`` (`predicted_speedup`),
-        ``frontier``.
+    shown : the controls' values, ``run`` (the `specdec.neural.NeuralRun`), ``tau``, ``acceptance`` (by position),
+        ``cost`` (the `DraftCost`), ``bytes_per_step``, ``speedup`` (`predicted_speedup`), ``frontier``.
 
     Examples
     --------

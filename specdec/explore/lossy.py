@@ -109,10 +109,9 @@ class LossyExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        The control values, ``law`` (the rule's `LossyLaw`), ``exact_acceptance``, ``gain`` (over the
-        exact rule), ``threshold`` (typical acceptance's bar on p(x)), ``lenient_curve`` and
-        ``typical_curve`` (acceptance and TV along each sweep).
+    shown : the control values, ``law`` (the rule's `LossyLaw`), ``exact_acceptance``, ``gain`` (over the exact
+        rule), ``threshold`` (typical acceptance's bar on p(x)), ``lenient_curve`` and ``typical_curve`` (acceptance
+        and TV along each sweep).
 
     Examples
     --------

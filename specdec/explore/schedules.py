@@ -118,11 +118,10 @@ class SchedulesExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        ``c``, ``schedule`` (a key of `schedule_runs(comparison)`), ``speedups`` (every run, in menu order),
-        the chosen run's ``speedup``, ``tokens_per_call``, ``mean_gamma`` and ``characters``, ``heuristic``,
-        ``oracle``, ``best_fixed`` and ``best_fixed_speedup`` (the fastest fixed γ at c), ``alpha`` (the
-        average α), ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma`).
+    shown : ``c``, ``schedule`` (a key of `schedule_runs(comparison)`), ``speedups`` (every run, in menu order), the
+        chosen run's ``speedup``, ``tokens_per_call``, ``mean_gamma`` and ``characters``, ``heuristic``, ``oracle``,
+        ``best_fixed`` and ``best_fixed_speedup`` (the fastest fixed γ at c), ``alpha`` (the average α),
+        ``theory_gamma`` and ``theory_speedup`` (`optimal_gamma`).
 
     Examples
     --------

@@ -252,13 +252,11 @@ class TextExplorer(Explorer):
 
     Attributes
     ----------
-    shown : dict
-        The control values (``seed_spread``: a `SeedSpread` while ticked, else None), ``generation``,
+    shown : the control values (``seed_spread``: a `SeedSpread` while ticked, else None), ``generation``,
         ``text_html``, ``measured_alpha``, ``mean_acceptance_rate``, ``tokens_per_target_call``,
-        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order``,
-        ``length`` and ``seed_speedups`` (each seed's speedup at c, else None).
-    text_view : ipywidgets.HTML
-        The coloured text.
+        ``expected_tokens``, ``measured_speedup``, ``predicted_speedup``, ``alpha_by_draft_order``, ``length`` and
+        ``seed_speedups`` (each seed's speedup at c, else None).
+    text_view : ipywidgets.HTML, the coloured text.
 
     Examples
     --------
