@@ -337,6 +337,34 @@ _FIGURE_STATE = """async (box) => {
     return {src: img.src, digest, readout: readout.innerText, width: img.naturalWidth};
 }"""
 
+# Wait until the page's layout has settled: the window's and every output area's width the same over
+# a few frames (JupyterLab lays its panels out in animation frames after a resize or a sidebar change).
+_LAYOUT_SETTLED = f"""async () => {{
+    const frame = () => new Promise(done => {{
+        requestAnimationFrame(() => done());
+        setTimeout(done, 100);
+    }});
+    const widths = () => {{
+        const node = {_CURRENT} ? {_CURRENT}.node : document.body;
+        const outputs = [...node.querySelectorAll('.jp-OutputArea-output')];
+        return [window.innerWidth, node.getBoundingClientRect().width,
+                ...outputs.map(output => output.getBoundingClientRect().width)].join(' ');
+    }};
+    let last = null, same = 0;
+    for (let i = 0; i < 200 && same < 3; i++) {{
+        await frame();
+        const now = widths();
+        same = now === last ? same + 1 : 0;
+        last = now;
+    }}
+    return same >= 3;
+}}"""
+
+_SHOW_SIDEBAR = """(open) => {
+    if (open) { window.jupyterapp.shell.activateById('filebrowser'); }
+    else { window.jupyterapp.shell.collapseLeft(); }
+}"""
+
 _CLOSE_NOTEBOOK = f"""async () => {{
     const panel = {_CURRENT};
     if (!panel || !panel.sessionContext) {{ return; }}
@@ -375,6 +403,7 @@ class Frontend:
                  sidebar: bool = False):
         self.server = server
         self.sidebar = sidebar
+        self.viewport = tuple(viewport)
         self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]},
                                      device_scale_factor=device_scale_factor)
         self.page.set_default_timeout(60_000)
@@ -383,6 +412,18 @@ class Frontend:
 
     def close(self) -> None:
         self.page.close()
+
+    def show_as(self, viewport: tuple[int, int], sidebar: bool) -> None:
+        """Resize the page to `viewport` (CSS px) and open or close JupyterLab's file browser, as a
+        screen of that size shows the notebook; return once the layout has settled."""
+        if self.server.app != "lab":
+            raise ValueError("show_as opens and closes JupyterLab's file browser: use it with JupyterLab")
+        self.page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+        self.page.evaluate(_SHOW_SIDEBAR, sidebar)
+        self.sidebar = sidebar
+        if not self.page.evaluate(_LAYOUT_SETTLED):
+            raise TimeoutError(f"the layout did not settle at {viewport} with the file browser "
+                               f"{'open' if sidebar else 'closed'}")
 
     def unexpected_page_errors(self) -> list[str]:
         """Uncaught errors in the page so far, except the front end's own known ones."""
@@ -415,7 +456,7 @@ class Frontend:
             self.page.wait_for_function(f"() => {_CURRENT} && {_CURRENT}.context "
                                         f"&& {_CURRENT}.context.path === {path!r}")
             self.page.evaluate(_WAIT_FOR_NOTEBOOK)
-            tab = NotebookTab(self)
+            tab = NotebookTab(self, path)
             tab.wait_until_idle()
             yield tab
         except BaseException:
@@ -433,9 +474,10 @@ class Frontend:
 class NotebookTab:
     """The notebook open in the front end: run it, and read its outputs and explorers."""
 
-    def __init__(self, frontend: Frontend):
+    def __init__(self, frontend: Frontend, path: str):
         self.frontend = frontend
         self.page = frontend.page
+        self.path = path
 
     def kernel_idle(self) -> bool:
         return bool(self.page.evaluate(_KERNEL_IDLE))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from .accessibility import serious_violations
 from .explorer_moves import Move
 from .notebook_checks import assert_move_redraws, assert_runs_cleanly
 
@@ -46,6 +47,19 @@ class Planted(Explorer):
         return Readout([line(self.readout_of(shown["value"]))])
 '''
 
+_ACCESSIBILITY_FAULTS = '''\
+import ipywidgets as widgets
+canary = widgets.VBox([
+    widgets.HTML("<p>a picture without a text alternative:</p>"
+                 "<img src='data:image/gif;base64,R0lGODlhAQABAAAAACw=' width='40' height='40'>"),
+    widgets.IntSlider(value=3, min=0, max=9),  # no description: nothing names the slider
+    widgets.Play(),  # buttons drawn as icons, with no text
+])
+canary.add_class("specdec-a11y-canary")
+described = widgets.IntSlider(value=3, min=0, max=9, description="described")
+described.add_class("specdec-a11y-canary-described")
+display(canary, described)'''
+
 CANARIES = {
     "error": ["print('first cell')", "1 / 0", "print('never reached')"],
     "stderr": ["import sys\nprint('a warning a learner would see', file=sys.stderr)"],
@@ -58,6 +72,7 @@ CANARIES = {
         "Planted('picture stuck', lambda v: f'value {v}', moves_picture=False)",
         "Planted('readout off by one', lambda v: f'value {v + 1}', moves_picture=True)",
     ],
+    "accessibility": [_ACCESSIBILITY_FAULTS],
 }
 
 
@@ -93,3 +108,16 @@ def test_move_check_catches_a_stuck_picture_and_a_wrong_readout(lab, canaries):
             assert_move_redraws(stuck, expected_value, timeout=3)
         with pytest.raises(AssertionError, match="the readout lacks"):
             assert_move_redraws(off_by_one, expected_value, timeout=3)
+
+
+def test_axe_finds_the_planted_accessibility_faults(lab, canaries):
+    """A picture without a text alternative, a slider without a description and icon-only buttons are
+    this project's violations; a described slider's unnamed handle is the one ipywidgets leaves."""
+    with lab.notebook(canaries["accessibility"]) as tab:
+        assert_runs_cleanly(tab)
+        found = {violation["id"]: violation for violation in serious_violations(tab.page, ".specdec-a11y-canary")}
+        described = serious_violations(tab.page, ".specdec-a11y-canary-described")
+    assert {"image-alt", "aria-input-field-name", "button-name"} <= set(found), found
+    assert all(found[rule]["upstream"] is None for rule in ("image-alt", "aria-input-field-name", "button-name")), found
+    assert [(violation["id"], bool(violation["upstream"])) for violation in described] == [
+        ("aria-input-field-name", True)], described
