@@ -73,3 +73,19 @@ def test_the_prompt_menu_is_the_one_the_moves_expect(explorer):
     assert list(explorer.controls["prompt"].options) == prompt_options()
     flattened = prompt_options()[0].replace("\n", "")
     assert flattened != prompt_options()[0] and _prompt(flattened) == prompt_options()[0]
+
+
+def test_a_run_costlier_than_every_default_stays_on_the_cost_axis_and_the_picture_matches_a_full_draw():
+    from specdec.explore.drafters import FRONTIER_XMAX, DraftersFigure
+
+    from .explorer_driving import assert_looks_like_a_full_draw
+
+    picture = DraftersFigure()
+    frontier = {"layer skip": (2.0, 4.0), "EAGLE": (1.2, 2.0)}
+    picture.update([0.9] * 8, "layer skip", frontier, (3.9, 6.4), "T = 0")  # layer skip at γ = 8
+    left, right = picture.frontier_axes.get_xlim()
+    assert left < 3.9 < right and right > FRONTIER_XMAX
+    assert_looks_like_a_full_draw(picture.png(), picture.figure)
+    picture.update([0.5, 0.6, 0.7, 0.8], "EAGLE", frontier, (1.2, 2.0), "T = 0")
+    assert picture.frontier_axes.get_xlim()[1] == FRONTIER_XMAX
+    assert_looks_like_a_full_draw(picture.png(), picture.figure)

@@ -52,6 +52,10 @@ def prompt_text(value, name, _arguments=None) -> str:
     return value
 
 
+#: The right end of the τ-against-cost axis, which holds every drafter at its default setting.
+FRONTIER_XMAX = 2.6
+
+
 class DraftersFigure(Picture):
     """Acceptance by draft position in one run (left); τ against draft bytes per step, every drafter (right).
 
@@ -89,11 +93,12 @@ class DraftersFigure(Picture):
                                                         label="this run")
             self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass",
                                    ylabel="τ" if short else "τ: characters per pass",
-                                   xlim=(-0.1, 2.6), ylim=(0.8, GAMMA_RANGE[1] + 1.5))
+                                   xlim=(-0.1, FRONTIER_XMAX), ylim=(0.8, GAMMA_RANGE[1] + 1.5))
             self.frontier_axes.legend(loc="upper right", ncols=2, fontsize="small")
             self.frontier_title = self.frontier_axes.set_title(" ")
         self.fast = FastRedraw(self.figure, [*self.position_bars, self.position_title, *self.points.values(),
-                                             self.run_point, self.frontier_title])
+                                             self.run_point, self.frontier_title],
+                               occasional=[self.frontier_axes.xaxis])  # widened for a costly run
 
     def update(self, acceptance, drafter: str, frontier: dict, run_point, temperature_label: str) -> None:
         """Bars of acceptance by position (None: not reached), the frontier's points, this run's point."""
@@ -106,6 +111,11 @@ class DraftersFigure(Picture):
             x, y = frontier.get(name, (np.nan, np.nan))
             point.set_data([x], [y])
         self.run_point.set_data([run_point[0]], [run_point[1]])
+        # A long layer-skip chain costs more than the defaults' range: widen the axis so this run stays on it.
+        right = max(FRONTIER_XMAX, 1.08 * run_point[0]) if np.isfinite(run_point[0]) else FRONTIER_XMAX
+        if right != self.frontier_axes.get_xlim()[1]:
+            self.frontier_axes.set_xlim(-0.1, right)
+            self.fast.invalidate()
         self.frontier_title.set_text(f"τ against draft cost, {temperature_label}")
 
 
