@@ -84,7 +84,6 @@ class MonteCarloFigure(Picture):
         tokens, counts = np.arange(len(labels)), np.arange(gamma + 2)
         self.compact = compact()  # presentation mode: short labels, one legend beside the panels
         short = self._short
-
         sampled = dict(width=0.6, color=palette.NEUTRAL, hatch=SAMPLED_HATCH, edgecolor="white", linewidth=0.5,
                        label=short("sampled", "sampled frequency"))
         with styled():

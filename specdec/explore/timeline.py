@@ -11,7 +11,6 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
-from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import hardware, palette
