@@ -9,13 +9,9 @@ out of HTML. Rows of controls wrap, a long label sits above its slider, the pict
 `presentation` is the one switch for a room. How to write an explorer: ``specdec/explore/README.md``.
 
 Figures are made by `new_figure` inside `styled`, at most `WIDEST_FIGURE_INCHES` wide, no text below
-`MIN_TEXT_PX` (`enlarge_small_text`). `FastRedraw` keeps a figure as three layers of pixels, so that a
-slider move redraws only what changed: the *base* (frames, titles, legends: drawn once), *occasional*
-artists (axes whose ticks follow the limits: drawn again after `FastRedraw.invalidate`) and *changing*
-ones (bars, markers, numbers: every render). Registered artists are marked animated, so matplotlib's
-ordinary draw leaves them out of the base; `png_bytes` (a full ``savefig``) draws every artist, about
-9 times as slowly for the verify-step figure. After the first render the layout is frozen (no layout
-engine, axis labels pinned): kept pixels are only valid while nothing moves.
+`MIN_TEXT_PX` (`enlarge_small_text`). `FastRedraw` redraws only what changed (`png_bytes`, a full
+``savefig``, is about 9 times as slow for the verify-step figure); after its first render the layout
+is frozen (no layout engine, axis labels pinned): kept pixels are only valid while nothing moves.
 """
 
 from __future__ import annotations
@@ -211,12 +207,7 @@ def role_patch(name: str, detail: str = "", **style) -> Patch:
 
 
 def heading_texts(figure: Figure) -> list:
-    """The titles and axis labels of `figure` (its axes' three titles, x and y labels, its suptitles).
-
-    >>> axes = new_figure(3, 2).add_subplot(xlabel="token")
-    >>> [text.get_text() for text in heading_texts(axes.figure) if text.get_text()]
-    ['token']
-    """
+    """The titles and axis labels of `figure` (its axes' three titles, x and y labels, its suptitles)."""
     texts = [getattr(figure, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
     for axes in figure.axes:
         texts += [axes.title, axes._left_title, axes._right_title, axes.xaxis.label, axes.yaxis.label]
@@ -230,12 +221,7 @@ def shown_texts(figure: Figure) -> list:
 
 
 def enlarge_small_text(figure: Figure) -> None:
-    """Raise every text below `MIN_TEXT_PX`, and every heading below `MIN_HEADING_PX`, to that size.
-
-    >>> note = new_figure(3, 2).text(0.5, 0.5, "note", fontsize=6)
-    >>> enlarge_small_text(note.figure); note.get_fontsize()
-    9.0
-    """
+    """Raise every text below `MIN_TEXT_PX`, and every heading below `MIN_HEADING_PX`, to that size."""
     headings = {id(text) for text in heading_texts(figure)}
     for text in shown_texts(figure):
         floor = (MIN_HEADING_PX if id(text) in headings else MIN_TEXT_PX) * _POINTS_PER_INCH / DPI
@@ -268,7 +254,8 @@ class FastRedraw:
     changing : iterable of artists
         Drawn on every render, in z-order, above everything else.
     occasional : iterable of artists
-        Drawn on the first render and after each `invalidate` (say an `Axis` whose limits change).
+        Drawn on the first render and after each `invalidate` (say an `Axis` whose limits change); the
+        pixels drawn for an ``invalidate(key)`` are kept, and drawn again for that key (at most `KEPT`).
 
     Examples
     --------
@@ -282,11 +269,15 @@ class FastRedraw:
 
     def __init__(self, figure: Figure, changing=(), occasional=()):
         self.figure, self._changing, self._occasional = figure, _animated(changing), _animated(occasional)
-        self._base = self._background = None
+        self._base = self._background = self._key = None
+        self._kept = {}
 
-    def invalidate(self) -> None:
-        """Say that an occasional artist changed: the next `png` draws them again."""
-        self._background = None
+    KEPT = 64  #: how many states of the occasional artists keep their pixels
+
+    def invalidate(self, key=None) -> None:
+        """Say that an occasional artist changed: the next `png` draws them again, or, if `key` (a hashable
+        description of every occasional artist's state, such as their limits) was seen, restores those pixels."""
+        self._background, self._key = self._kept.get(key) if key is not None else None, key
 
     def png(self) -> bytes:
         """The figure as PNG bytes, as `png_bytes` would make it."""
@@ -306,6 +297,8 @@ class FastRedraw:
             self._background = canvas.copy_from_bbox(self.figure.bbox)
         else:
             canvas.restore_region(self._background)
+        if self._key is not None and len(self._kept) < self.KEPT:
+            self._kept.setdefault(self._key, self._background)
         self._draw(self._changing)
         return png_from_rgba(np.asarray(canvas.buffer_rgba()))
 
@@ -498,6 +491,21 @@ class Readout:
 
 
 # ---- the explorer ---------------------------------------------------------------------------------
+
+def slider(description: str, value, limits: tuple, step=None, **traits):
+    """A slider over `limits` (low, high) labelled `description` in full (`LABEL_STYLE`): an `IntSlider`,
+    or a `FloatSlider` moving by `step` if one is given; `traits` go to the widget (``readout_format=".2f"``)."""
+    if step is not None:
+        return widgets.FloatSlider(value=value, min=limits[0], max=limits[1], step=step, description=description,
+                                   style=LABEL_STYLE, **traits)
+    return widgets.IntSlider(value=value, min=limits[0], max=limits[1], description=description, style=LABEL_STYLE,
+                             **traits)
+
+
+def labelled(kind, description: str, **traits):
+    """A control of class `kind` (``widgets.Dropdown`` ...) labelled `description` in full (`LABEL_STYLE`)."""
+    return kind(description=description, style=LABEL_STYLE, **traits)
+
 
 class Explorer(widgets.VBox):
     """A figure with a text readout beside it, under rows of controls; subclass it for each explorer.
@@ -698,9 +706,8 @@ class Explorer(widgets.VBox):
 
 
 class _PictureWidget(widgets.Image):
-    """An Image whose ``tooltip`` (the text alternative: its ``<img>``'s ``title``) the page can show:
-    ipywidgets 8.1's front end reads a widget's ``description`` to set the tooltip, and fails on an
-    Image (it has none), which then shows no picture at all. This one carries an empty description."""
+    """An Image with an empty ``description``: ipywidgets 8.1's front end reads it to set the ``tooltip`` (the
+    text alternative, its ``<img>``'s ``title``), and on an Image, which has none, shows no picture at all."""
     description = traitlets.Unicode("").tag(sync=True)
 
 
