@@ -18,8 +18,8 @@ from ..core import expected_tokens
 from ..validation import DEFAULT_MAX_GAMMA, Count, Probability, checked
 from ..theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
                       speedup_table, token_count_distribution)
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
+                    panel_axes, role_patch, role_style, slider, styled)
 
 #: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
 COST_RANGE = (1, 100)
@@ -149,7 +149,7 @@ class SpeedupFigure(Picture):
             self.tokens_axes.set_ylim(0, limits[1])
             self.speed_axes.set_ylim(0, limits[2])
             self._limits = limits
-            self.fast.invalidate()
+            self.fast.invalidate(limits)
 
     def _label_place(self, speedups, best_gamma: int, top: float) -> tuple:
         """Where the best-γ label fits clear of the curve, the star, the 1× line and the axes' edges:
@@ -216,13 +216,9 @@ class SpeedupExplorer(Explorer):
         self.revealed = bool(reveal)
         self.opening = (alpha, gamma, c)
         controls = {
-            "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
-                                         description="acceptance rate α", style=LABEL_STYLE),
-            "gamma": widgets.IntSlider(value=gamma, min=0, max=DEFAULT_MAX_GAMMA, description="draft length γ",
-                                       style=LABEL_STYLE),
-            "c": widgets.IntSlider(value=c, min=COST_RANGE[0], max=COST_RANGE[1],
-                                   description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
-                                   layout=widgets.Layout(width="40em")),
+            "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
+            "gamma": slider("draft length γ", gamma, (0, DEFAULT_MAX_GAMMA)),
+            "c": slider("cost ratio c (target time / draft time)", c, COST_RANGE, layout=widgets.Layout(width="40em")),
         }
         super().__init__(controls, [["alpha", "gamma"], ["c"]], SpeedupFigure(DEFAULT_MAX_GAMMA))
 
