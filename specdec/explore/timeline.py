@@ -16,8 +16,8 @@ from matplotlib.ticker import FixedLocator, NullLocator
 from .. import hardware, palette
 from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, role_patch, role_style, slider, styled)
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
@@ -227,7 +227,7 @@ class TimelineFigure(Picture):
             self.timeline_axes.set_xlim(0, limits[0])
             self.roofline_axes.set_ylim(*limits[1:])
             self._limits = limits
-            self.fast.invalidate()
+            self.fast.invalidate(limits)
 
 
 def model_pair(value, name: str, _arguments) -> tuple:
@@ -277,21 +277,17 @@ class TimelineExplorer(Explorer):
              pass_time=Between(0.0, PASS_TIME_SLIDER_MAX_MS, " ms"))
     def __init__(self, accelerator="H100 SXM", pair=hardware.DEFAULT_PAIR, gamma=4, alpha=0.8, batch=1, seed=0,
                  pass_time=hardware.MEASURED_PASS_OVERHEAD * MILLISECONDS):
-        label = dict(style=LABEL_STYLE)
         controls = {
-            "accelerator": widgets.Dropdown(options=list(hardware.ACCELERATORS), value=accelerator,
-                                            description="accelerator", **label),
-            "pair": widgets.Dropdown(options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS], value=pair,
-                                     description="models: target / draft", **label),
-            "gamma": widgets.IntSlider(value=gamma, min=0, max=TIMELINE_GAMMA_SLIDER_MAX, description="draft length γ",
-                                       **label),
-            "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.01, readout_format=".2f",
-                                         description="acceptance rate α", **label),
-            "batch": widgets.SelectionSlider(options=list(hardware.BATCH_SIZES), value=batch,
-                                             description="batch size b", **label),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **label),
-            "pass_time": widgets.FloatSlider(value=pass_time, min=0.0, max=PASS_TIME_SLIDER_MAX_MS, step=0.1,
-                                             readout_format=".1f", description="fixed time per pass (ms)", **label),
+            "accelerator": labelled(widgets.Dropdown, "accelerator", options=list(hardware.ACCELERATORS),
+                                    value=accelerator),
+            "pair": labelled(widgets.Dropdown, "models: target / draft",
+                             options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS], value=pair),
+            "gamma": slider("draft length γ", gamma, (0, TIMELINE_GAMMA_SLIDER_MAX)),
+            "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
+            "batch": labelled(widgets.SelectionSlider, "batch size b", options=list(hardware.BATCH_SIZES), value=batch),
+            "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
+            "pass_time": slider("fixed time per pass (ms)", pass_time, (0.0, PASS_TIME_SLIDER_MAX_MS), 0.1,
+                                readout_format=".1f"),
         }
         # The pair's names are long: its label goes above the menu, so that the menu shows them whole.
         controls["pair"].add_class(CSS["label_above"])
