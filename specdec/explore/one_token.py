@@ -20,8 +20,8 @@ from ..validation import (GAMMA_SLIDER_MAX, ONE_TOKEN_VOCAB_SLIDER_MAX, STEP_SEE
                           Count, Probability, checked)
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from .frame import (LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top,
-                    role_style, styled, table)
+from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
+                    slider, styled, table)
 
 #: Resolution of the weight sliders; presets round to it so a slider shows exactly its weight.
 WEIGHT_STEP = 0.01
@@ -99,7 +99,7 @@ class OneTokenFigure(Picture):
             self.residual_axes.set_xticks(range(vocab), labels)
             self.residual_axes.set_xlim(-0.6, vocab - 0.4)
             self._shown_vocab = list(labels)
-            self.fast.invalidate()
+            self.fast.invalidate((vocab, self._limits))  # the state of both axes: seen before, its pixels are kept
         complete = target is not None and draft is not None
         p = np.zeros(vocab) if target is None else np.asarray(target, dtype=float)
         q = np.zeros(vocab) if draft is None else np.asarray(draft, dtype=float)
@@ -123,7 +123,7 @@ class OneTokenFigure(Picture):
             self.rows_axes.set_ylim(0, limits[0])
             self.residual_axes.set_ylim(0, limits[1])
             self._limits = limits
-            self.fast.invalidate()
+            self.fast.invalidate((vocab, limits))
 
 
 def _weights(value, name, arguments):
@@ -178,16 +178,12 @@ class OneTokenExplorer(Explorer):
         narrow = compact()  # the compact layout's side column is 16em wide
         self.labels = token_labels(ONE_TOKEN_VOCAB_SLIDER_MAX)
         controls = {
-            "vocab": widgets.IntSlider(value=target.size, min=VOCAB_SLIDER_MIN, max=ONE_TOKEN_VOCAB_SLIDER_MAX,
-                                       description="number of tokens V", style=LABEL_STYLE),
-            "gamma": widgets.IntSlider(value=gamma, min=0, max=GAMMA_SLIDER_MAX,
-                                       description="draft length γ (for expected tokens)", style=LABEL_STYLE,
-                                       layout=widgets.Layout(width="30em")),
-            "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
-                                             description="random preset: closeness of q to p", style=LABEL_STYLE,
-                                             layout=widgets.Layout(width="32em")),
-            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="random preset: seed",
-                                      style=LABEL_STYLE, layout=widgets.Layout(width="28em")),
+            "vocab": slider("number of tokens V", target.size, (VOCAB_SLIDER_MIN, ONE_TOKEN_VOCAB_SLIDER_MAX)),
+            "gamma": slider("draft length γ (for expected tokens)", gamma, (0, GAMMA_SLIDER_MAX),
+                            layout=widgets.Layout(width="30em")),
+            "closeness": slider("random preset: closeness of q to p", closeness, (0, 1), 0.05,
+                                layout=widgets.Layout(width="32em")),
+            "seed": slider("random preset: seed", seed, (0, STEP_SEED_SLIDER_MAX), layout=widgets.Layout(width="28em")),
         }
         # One layout and one style shared by all 24 weight sliders (and their labels): the notebook
         # stores each widget model once, so sharing keeps the saved notebook small.
