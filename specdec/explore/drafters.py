@@ -20,8 +20,8 @@ from ..neural.measure import committed_measurements, held_out_prompts, measure_d
 from ..neural.costs import predicted_speedup
 from ..validation import Between, Count, OneOf, checked
 from .text import origin_html
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, panel_axes, role_style, slider, styled)
 
 #: Characters generated per run.
 LENGTH = 64
@@ -124,6 +124,14 @@ def _target():
     return load_target()
 
 
+@functools.lru_cache(maxsize=64)
+def run_of(name: str, gamma: int, width: int, depth: int, prompt: str, temperature: float, seed: int):
+    """The `speculative_generate` run of these settings, kept: a setting seen before is not run again."""
+    target = _target()
+    return speculative_generate(target, build_drafter(name, target, gamma, width, depth), prompt, LENGTH,
+                                temperature, np.random.default_rng(seed))
+
+
 @functools.lru_cache(maxsize=8)
 def frontier(temperature: float) -> dict:
     """Each drafter at its default setting: (draft bytes per step, τ); at temperatures 0 and 1 from the
@@ -170,25 +178,19 @@ class DraftersExplorer(Explorer):
     def __init__(self, drafter="EAGLE", gamma=GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
                  prompt=REPEATING_PROMPTS[0], seed=0):
         self.text_view = widgets.HTML()
-        slider = dict(style=LABEL_STYLE, continuous_update=False)
         prompts = [*REPEATING_PROMPTS[:2], *held_out_prompts(3)]
         controls = {
-            "drafter": widgets.Dropdown(options=list(DRAFTERS), value=drafter, description="drafter",
-                                        style=LABEL_STYLE, layout=widgets.Layout(width="18em")),
-            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
-                                       description="γ (chains)", **slider),
-            "width": widgets.IntSlider(value=width, min=WIDTH_RANGE[0], max=WIDTH_RANGE[1],
-                                       description="tree width (Medusa)", **slider),
-            "depth": widgets.IntSlider(value=depth, min=DEPTH_RANGE[0], max=DEPTH_RANGE[1],
-                                       description="tree depth (Medusa)", **slider),
-            "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0],
-                                               max=TEMPERATURE_RANGE[1], step=0.25, readout_format=".2f",
-                                               description="temperature", **slider),
-            "prompt": widgets.Combobox(value=prompt, options=prompts, description="prompt", style=LABEL_STYLE,
-                                       continuous_update=False, ensure_option=False,
-                                       layout=widgets.Layout(width="30em")),
-            "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="seed", style=LABEL_STYLE,
-                                           layout=widgets.Layout(width="10em")),
+            "drafter": labelled(widgets.Dropdown, "drafter", options=list(DRAFTERS), value=drafter,
+                                layout=widgets.Layout(width="18em")),
+            "gamma": slider("γ (chains)", gamma, GAMMA_RANGE, continuous_update=False),
+            "width": slider("tree width (Medusa)", width, WIDTH_RANGE, continuous_update=False),
+            "depth": slider("tree depth (Medusa)", depth, DEPTH_RANGE, continuous_update=False),
+            "temperature": slider("temperature", temperature, TEMPERATURE_RANGE, 0.25, readout_format=".2f",
+                                  continuous_update=False),
+            "prompt": labelled(widgets.Combobox, "prompt", value=prompt, options=prompts, continuous_update=False,
+                               ensure_option=False, layout=widgets.Layout(width="30em")),
+            "seed": labelled(widgets.BoundedIntText, "seed", value=seed, min=0, max=10**9,
+                             layout=widgets.Layout(width="10em")),
         }
         rows = [["drafter", "gamma", "temperature"], ["width", "depth"], ["prompt", "seed"]]
         super().__init__(controls, rows, DraftersFigure(),
@@ -204,8 +206,7 @@ class DraftersExplorer(Explorer):
         temperature = float(values["temperature"])
         name, gamma, width, depth = values["drafter"], values["gamma"], values["width"], values["depth"]
         target = _target()
-        run = speculative_generate(target, build_drafter(name, target, gamma, width, depth), prompt, LENGTH,
-                                   temperature, np.random.default_rng(values["seed"]))
+        run = run_of(name, gamma, width, depth, prompt, temperature, values["seed"])
         positions = depth if name == "Medusa" else gamma
         acceptance = [None if np.isnan(r) else float(r) for r in run.acceptance_by_position(positions)]
         cost = cost_of(name, target, gamma, width, depth)
