@@ -29,8 +29,8 @@ from ..core import acceptance_rates, expected_tokens_for_rates
 from ..narrate import draw_total, frame_at, narrate_trace, seeded_step, subscript, token_labels
 from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, nice_top, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, nice_top, role_patch, role_style, slider, styled)
 
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
 #: The labels name no seed: the seed slider, which the learner may move, says which one is in use.
@@ -475,23 +475,18 @@ class VerifyStepExplorer(Explorer):
         self.timer = None
         self.call_later = call_later  # how a tick is scheduled (tests drive a clock of their own)
         self.controls = controls = {
-            "rows": widgets.Dropdown(options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
-                                     value=rows, description="rows and draft tokens", style=LABEL_STYLE,
-                                     layout=widgets.Layout(width="32em")),
-            "gamma": widgets.IntSlider(value=gamma, min=0, max=GAMMA_SLIDER_MAX, description="draft tokens γ",
-                                       style=LABEL_STYLE),
-            "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
-                                       description="vocabulary size V", style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=STEP_SEED_SLIDER_MAX, description="seed",
-                                      style=LABEL_STYLE),
-            "closeness": widgets.FloatSlider(value=closeness, min=0, max=1, step=0.05,
-                                             description="draft closeness to target", style=LABEL_STYLE),
+            "rows": labelled(widgets.Dropdown, "rows and draft tokens", value=rows,
+                             options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
+                             layout=widgets.Layout(width="32em")),
+            "gamma": slider("draft tokens γ", gamma, (0, GAMMA_SLIDER_MAX)),
+            "vocab": slider("vocabulary size V", vocab, (VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX)),
+            "seed": slider("seed", seed, (0, STEP_SEED_SLIDER_MAX)),
+            "closeness": slider("draft closeness to target", closeness, (0, 1), 0.05),
             "step": widgets.Button(description="Step", icon="step-forward", tooltip="reveal the next draw"),
             "back": widgets.Button(description="Back", icon="step-backward", tooltip="hide the last draw"),
             "reset": widgets.Button(description="Reset", icon="undo", tooltip="hide every draw"),
             "play": widgets.Button(description=PLAY, tooltip="reveal the draws one by one"),
-            "draws": widgets.IntSlider(min=0, max=1, description="draws shown", style=LABEL_STYLE,
-                                       layout=widgets.Layout(width="18em")),
+            "draws": slider("draws shown", 0, (0, 1), layout=widgets.Layout(width="18em")),
         }
         self.apply_rows_choice()
         self.make_step()
