@@ -17,8 +17,8 @@ from ..narrate import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
 from ..validation import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX, Between, Count, checked
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
+                    panel_axes, role_style, slider, styled)
 
 #: The logits' vocabulary; the temperatures' step on the sliders and the curves.
 TEMPERATURE_VOCAB = 10
@@ -133,15 +133,13 @@ class TemperatureExplorer(Explorer):
     @checked(target_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX),
              draft_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, target_temperature=1.0, draft_temperature=1.0, seed=1):
-        slider = dict(min=0.0, max=TEMPERATURE_SLIDER_MAX, step=TEMPERATURE_STEP, readout_format=".2f",
-                      style=LABEL_STYLE)
+        limits = (0.0, TEMPERATURE_SLIDER_MAX)
         controls = {
-            "target_temperature": widgets.FloatSlider(value=target_temperature, description="target temperature T_p",
-                                                      **slider),
-            "draft_temperature": widgets.FloatSlider(value=draft_temperature, description="draft temperature T_q",
-                                                     **slider),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="logits seed",
-                                      style=LABEL_STYLE),
+            "target_temperature": slider("target temperature T_p", target_temperature, limits, TEMPERATURE_STEP,
+                                         readout_format=".2f"),
+            "draft_temperature": slider("draft temperature T_q", draft_temperature, limits, TEMPERATURE_STEP,
+                                        readout_format=".2f"),
+            "seed": slider("logits seed", seed, (0, SEED_SLIDER_MAX)),
             "greedy": widgets.Button(description="greedy: both T = 0", tooltip="set both temperatures to 0"),
             "plain": widgets.Button(description="both T = 1", tooltip="set both temperatures to 1"),
         }
