@@ -14,8 +14,8 @@ from .. import palette
 from ..output_law import position_law
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..validation import DERIVATION_VOCAB_MAX, Distribution, checked
-from .frame import (LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
-                    styled)
+from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
+                    slider, styled)
 
 
 def target_and_draft_marks(axes, positions, draft_size: float):
@@ -132,10 +132,9 @@ class DerivationExplorer(Explorer):
     def __init__(self, target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0]):
         p, q = target, draft
         self.labels = labels = token_labels(p.size)
-        slider = dict(min=0.0, max=1.0, step=0.01, readout_format=".2f", style=LABEL_STYLE,
-                      layout=widgets.Layout(width="17em"))
-        controls = {f"{name}{i}": widgets.FloatSlider(value=round(float(values[i]), 2),
-                                                      description=f"{model} weight of {label}", **slider)
+        width = widgets.Layout(width="17em")
+        controls = {f"{name}{i}": slider(f"{model} weight of {label}", round(float(values[i]), 2), (0.0, 1.0), 0.01,
+                                         readout_format=".2f", layout=width)
                     for name, values, model in (("p", p, "target"), ("q", q, "draft"))
                     for i, label in enumerate(labels)}
         positive = np.flatnonzero(p > 0)
