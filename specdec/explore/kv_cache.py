@@ -18,7 +18,8 @@ from .. import palette
 from ..validation import SEED_SLIDER_MAX, Count, OneOf, checked
 from ..neural import greedy_text, load_draft, load_target
 from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
-from .frame import LABEL_STYLE, compact, Explorer, FastRedraw, Picture, Readout, bold, line, new_figure, role_patch, role_style, styled
+from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure, role_patch,
+                    role_style, slider, styled)
 
 #: The prompt and the characters each run generates.
 PROMPT = "Return the "
@@ -165,14 +166,13 @@ class KVCacheExplorer(Explorer):
              seed=Count(0, SEED_SLIDER_MAX), step=Count(1, LENGTH))
     def __init__(self, gamma=4, rule="exact", temperature=0.0, seed=0, step=1):
         controls = {
-            "rule": widgets.Dropdown(options=[(RULE_NAMES[r], r) for r in CACHE_RULES], value=rule,
-                                     description="cache rule", style=LABEL_STYLE),
-            "temperature": widgets.Dropdown(options=list(TEMPERATURES.items()), value=temperature,
-                                            description="temperature", style=LABEL_STYLE),
-            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1], description="draft length γ",
-                                       style=LABEL_STYLE),
-            "step": widgets.IntSlider(value=step, min=1, max=LENGTH, description="verify step", style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", style=LABEL_STYLE),
+            "rule": labelled(widgets.Dropdown, "cache rule", options=[(RULE_NAMES[r], r) for r in CACHE_RULES],
+                             value=rule),
+            "temperature": labelled(widgets.Dropdown, "temperature", options=list(TEMPERATURES.items()),
+                                    value=temperature),
+            "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
+            "step": slider("verify step", step, (1, LENGTH)),
+            "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
             "next": widgets.Button(description="next step ▶"),
         }
         super().__init__(controls, [["rule", "temperature"], ["gamma", "step"], ["seed", "next"]], KVCacheFigure())
