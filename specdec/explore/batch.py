@@ -13,8 +13,8 @@ from .. import palette
 from ..core import expected_tokens
 from ..validation import SEED_SLIDER_MAX, Count, Probability, checked
 from ..serving.batch import batch_run
-from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line,
-                    new_figure, panel_axes, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
+                    panel_axes, role_patch, role_style, slider, styled)
 
 BATCH_RANGE = (1, 12)
 GAMMA_RANGE = (1, 8)
@@ -86,16 +86,10 @@ class BatchExplorer(Explorer):
 
     @checked(batch=Count(*BATCH_RANGE), gamma=Count(*GAMMA_RANGE), alpha=Probability(), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, batch=8, gamma=4, alpha=0.7, seed=0):
-        label = dict(style=LABEL_STYLE)
-        controls = {
-            "batch": widgets.IntSlider(value=batch, min=BATCH_RANGE[0], max=BATCH_RANGE[1], description="batch size b",
-                                       **label),
-            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1], description="draft length γ",
-                                       **label),
-            "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.05, description="acceptance rate α",
-                                         **label),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **label),
-        }
+        controls = {"batch": slider("batch size b", batch, BATCH_RANGE),
+                    "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
+                    "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.05),
+                    "seed": slider("seed", seed, (0, SEED_SLIDER_MAX))}
         super().__init__(controls, [["batch", "gamma"], ["alpha", "seed"]], BatchFigure())
 
     def compute(self):
