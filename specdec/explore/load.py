@@ -13,8 +13,8 @@ from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
 from ..serving.load import LONG_CONTEXT, SHORT_CONTEXT, load_curves
 from ..validation import Count, OneOf, Probability, checked
-from .frame import (COMPACT_FIGURE_INCHES, compact, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line,
-                    new_figure, panel_axes, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, panel_axes, slider, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
 TARGET, DRAFT = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
@@ -83,14 +83,9 @@ class LoadExplorer(Explorer):
 
     @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*GAMMA_RANGE), alpha=Probability())
     def __init__(self, context=SHORT_CONTEXT, gamma=4, alpha=0.8):
-        controls = {
-            "context": widgets.Dropdown(options=list(CONTEXTS.items()), value=context, description="context",
-                                        style=LABEL_STYLE),
-            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1], description="draft length γ",
-                                       style=LABEL_STYLE),
-            "alpha": widgets.FloatSlider(value=alpha, min=0.0, max=1.0, step=0.05, description="acceptance rate α",
-                                         style=LABEL_STYLE),
-        }
+        controls = {"context": labelled(widgets.Dropdown, "context", options=list(CONTEXTS.items()), value=context),
+                    "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
+                    "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.05)}
         super().__init__(controls, [["context"], ["gamma", "alpha"]], LoadFigure())
 
     def compute(self):
