@@ -45,7 +45,14 @@ class Block(nn.Module):
         q, k, v = self.qkv(self.ln1(x)).split(width, dim=2)
         shape = (batch, length, self.heads, width // self.heads)
         q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
-        attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if torch.is_autocast_enabled("cpu"):
+            # Causal attention written out (what the fused kernel computes): under bfloat16 autocast
+            # its matrix products run on the CPU's bfloat16 units, far faster than the fused kernel.
+            scores = (q @ k.transpose(-1, -2)) * (width // self.heads) ** -0.5
+            causal = torch.ones(length, length, dtype=torch.bool, device=x.device).tril()
+            attended = scores.float().masked_fill(~causal, float("-inf")).softmax(-1).to(v.dtype) @ v
+        else:
+            attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + F.dropout(self.proj(attended.transpose(1, 2).reshape(batch, length, width)), self.dropout,
                           self.training)
         return x + F.dropout(self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh")), self.dropout, self.training)
