@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import specdec
 from specdec.divergence import CLOUD_SIZE, pair_cloud
 from specdec.explore import DivergenceExplorer
-from specdec.explore.divergence import KL_AXIS_MAX, CloudFigure
+from specdec.explore.divergence import KL_AXIS_MAX, CloudFigure, kl_band_text
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
 
@@ -95,7 +95,7 @@ def test_divergence_explorer_checks_its_starting_values(kwargs, error, name):
 def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
     from specdec.divergence import MIN_ALPHA_SPREAD, MIN_NEIGHBOURS
 
-    explorer = DivergenceExplorer(seed=0, vocab=2)
+    explorer = DivergenceExplorer(seed=0, vocab=2, pair=1)  # moving to pair 0 shows the KL-band line
     seen = set()
     for seed in (0, 1):
         explorer.controls["seed"].value = seed
@@ -119,6 +119,18 @@ def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
                 assert ("KL alone does not fix α" in readout) == (case == "supported")
                 seen.add(case)
     assert {"too few", "supported"} <= seen  # both cases met, so both branches were checked
+
+
+def test_the_kl_band_line_answering_the_predict_shows_only_once_a_control_has_moved():
+    explorer = DivergenceExplorer()  # notebook 06: does one KL fix α? The explorer opens without the answer
+    opening = explorer.shown["readout"].plain()
+    assert not any("within 10%" in text for text in opening)
+    assert explorer.summary().splitlines()[1:] == opening
+    explorer.controls["pair"].value = 1
+    explorer.controls["pair"].value = 0  # back where it opened: the line stays
+    after = explorer.shown["readout"].plain()
+    assert after[:len(opening)] == opening and len(after) == len(opening) + 1
+    assert after[-1] == kl_band_text(explorer.shown["kl_band"])
 
 
 def test_the_figure_draws_a_kl_past_the_axis_at_its_edge():

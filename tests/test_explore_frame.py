@@ -22,8 +22,8 @@ from specdec.explore.frame import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, CS
                                    compact, enlarge_small_text, figure_scale, heading_texts, line, new_figure,
                                    png_bytes, png_from_rgba, presentation, smallest_text_px, styled, table)
 
-from .explorer_driving import (assert_looks_like_a_full_draw, build, explorer_names, extreme_settings, pixels,
-                               text_collisions)
+from .explorer_driving import (assert_looks_like_a_full_draw, build, drawn_texts, explorer_names, extreme_settings,
+                               pixels, text_collisions)
 
 #: The width a picture gets in JupyterLab 4 at 1280×720 with the file browser open (CSS px, measured in Chromium).
 OUTPUT_WIDTH_PX = 844
@@ -225,13 +225,48 @@ def test_style_sheet_keeps_tracks_wide_and_the_picture_inside_the_output():
     assert ".specdec-label-above > .jupyter-widget-label { flex: 1 0 100%;" in sheet
 
 
+#: Menus: the width of one character of a label or an option, in em (13 px text, about 7 px a character),
+#: and the width a menu without a width of its own gets (ipywidgets' inline width, 300 px), in em.
+MENU_EM_PER_CHAR, MENU_DEFAULT_EM = 0.55, 300 / 13
+
+
+def label_above_rule(control) -> tuple[bool, bool]:
+    """(must carry its label above, may carry it) for one control.
+
+    A slider with a label longer than `LONG_LABEL_CHARS` must, and only it among sliders. A menu must when
+    its label and its longest option, side by side, are wider than the menu (so the option would be cut),
+    and may when its longest option is longer than `LONG_LABEL_CHARS` (a long option shows whole under
+    its label, in the compact side column too). Nothing else carries the label above.
+    """
+    description = getattr(control, "description", "") or ""
+    if "slider" in type(control).__name__.lower():
+        long = len(description) > LONG_LABEL_CHARS
+        return long, long
+    if isinstance(control, widgets.Dropdown):
+        longest = max((len(label) for label in control._options_labels), default=0)
+        width = control.layout.width
+        width_em = float(width[:-2]) if width and width.endswith("em") else MENU_DEFAULT_EM
+        must = (len(description) + longest + 3) * MENU_EM_PER_CHAR > width_em
+        return must, must or longest > LONG_LABEL_CHARS
+    return False, False
+
+
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
-def test_every_slider_of_every_explorer_with_a_long_label_is_marked(name):
+def test_every_control_of_every_explorer_with_a_long_label_or_long_options_is_marked(name):
     for control in built(name).controls.values():
-        description = getattr(control, "description", "") or ""
-        is_slider = "slider" in type(control).__name__.lower()
+        must, may = label_above_rule(control)
         marked = CSS["label_above"] in control._dom_classes
-        assert marked == (is_slider and len(description) > LONG_LABEL_CHARS), (name, description)
+        assert must <= marked <= may, (name, getattr(control, "description", ""), "marked" if marked else "unmarked")
+
+
+def test_the_label_above_rule_can_fail():
+    long_options = widgets.Dropdown(options=["broken: draft sampled at T = 0.5, raw q in the ratio"],
+                                    description="verify rule", layout=widgets.Layout(width="30em"))
+    assert label_above_rule(long_options) == (True, True)        # unmarked: cut
+    assert label_above_rule(widgets.Dropdown(options=["short"], description="rule")) == (False, False)
+    assert label_above_rule(widgets.IntSlider(description="a label of more than twenty-four characters")) == (
+        True, True)
+    assert label_above_rule(widgets.Button(description="a button with a long description")) == (False, False)
 
 
 # ---- the static view and accessibility ------------------------------------------------------------------
@@ -439,11 +474,52 @@ def test_the_collision_check_finds_overlapping_and_cut_off_text():
     assert text_collisions(tidy) == []
 
 
+#: Texts side by side (or one over the other) closer than this, in PNG px, read as one: "1.72×1.68×", 1 px apart.
+TEXT_GAP_PX = 3.0
+
+
+def spaced_text_problems(figure, gap: float = TEXT_GAP_PX) -> list[str]:
+    """`text_collisions`, and texts that share a line (or a column) and come closer than `gap` PNG px.
+
+    Two texts share a line when their heights overlap by more than half the smaller one (a column: their
+    widths); then their boxes must be `gap` apart across it. Texts only diagonally near (the 0 of the x
+    axis under the 0 of the y axis) pass.
+    """
+    problems = text_collisions(figure)
+    renderer = figure.canvas.get_renderer()
+    boxes = [(text, text.get_window_extent(renderer)) for text in drawn_texts(figure)]
+    for index, (text, box) in enumerate(boxes):
+        for other, other_box in boxes[index + 1:]:
+            across = min(box.x1, other_box.x1) - max(box.x0, other_box.x0)
+            up = min(box.y1, other_box.y1) - max(box.y0, other_box.y0)
+            share_up = max(gap, 0.5 * min(box.height, other_box.height))  # on one line: heights overlap this much
+            share_across = max(gap, 0.5 * min(box.width, other_box.width))
+            close = (up > share_up and -gap < across) or (across > share_across and -gap < up)
+            message = f"{text.get_text()!r} overlaps {other.get_text()!r}"
+            if close and message not in problems:
+                problems.append(message)
+    return problems
+
+
+def test_the_collision_check_finds_text_too_close_to_read_apart():
+    with styled():
+        figure = new_figure(3, 2)
+        axes = figure.add_subplot(xlim=(0, 1))
+        first = axes.text(0.2, 0.5, "1.72×")
+        figure.canvas.draw()
+        box = first.get_window_extent(figure.canvas.get_renderer())
+        right = axes.transData.inverted().transform((box.x1 + 1.0, box.y0))[0]  # 1 px to its right
+        axes.text(right, 0.5, "1.68×")
+        figure.canvas.draw()
+    assert text_collisions(figure) == []  # the 1 px margin alone misses it
+    assert spaced_text_problems(figure) == ["'1.72×' overlaps '1.68×'"]
+
+
 def _collisions_at(explorer, settings) -> list[str]:
     with explorer.batch():
         for name, value in settings:
             explorer.controls[name].value = value
-    return text_collisions(explorer.figure)
+    return spaced_text_problems(explorer.figure)
 
 
 def _states(explorer) -> dict:
@@ -452,9 +528,17 @@ def _states(explorer) -> dict:
     return {"defaults": [], "minimum": extremes[0::2], "maximum": extremes[1::2]}
 
 
+#: Texts found closer than `TEXT_GAP_PX` in explorers owned elsewhere (fix, then drop): the speedup's y ticks
+#: (presentation), the timeline's speedup ticks 0.1× … 4× (ordinary), the verify step's token labels at the
+#: largest γ (presentation).
+CRAMMED_TEXT_ELSEWHERE = {("SpeedupExplorer", True), ("TimelineExplorer", False), ("VerifyStepExplorer", True)}
+
+
 @pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
-def test_no_figure_text_overlaps_or_runs_off_at_the_defaults_and_the_extremes(name, compact_layout):
+def test_no_figure_text_overlaps_or_runs_off_at_the_defaults_and_the_extremes(name, compact_layout, request):
+    if (name, compact_layout) in CRAMMED_TEXT_ELSEWHERE:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="texts closer than TEXT_GAP_PX, to fix"))
     presentation(compact_layout)
     try:
         explorer = build(name)

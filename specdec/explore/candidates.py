@@ -19,7 +19,7 @@ from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import set_stack, target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, role_style, styled)
 
 #: The target row: six tokens, p(x) ∝ 0.55^x.
@@ -42,7 +42,7 @@ SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidt
 
 def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel: str):
     """One rule's output law at height 0: accepted part, resampled part on it, p outlined, q as diamonds
-    (in presentation mode the legend names only the roles and the axis is taller, to clear the bars)."""
+    (in presentation mode the legend names only the roles; the figures set it beside the panel)."""
     short, positions = compact(), np.arange(len(labels))
     style = dict(width=0.6, edgecolor="white", linewidth=0.5)
     parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), **style,
@@ -52,7 +52,7 @@ def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel:
     if short:
         target.set_label(palette.ROLES["target"].label)
     axes.set_xticks(positions, list(labels))
-    axes.set(xlabel="output token", ylabel="probability" if short else ylabel, ylim=(0, 1.75 if short else 1.35),
+    axes.set(xlabel="output token", ylabel="probability" if short else ylabel, ylim=(0, 1.05 if short else 1.35),
              xlim=(-0.6, len(labels) - 0.4))
     return (*parts, target, draft)
 
@@ -81,7 +81,9 @@ class CandidatesFigure(Picture):
                 law_axes, labels, "some candidate accepted", "drawn from the last residual", "probability / frequency")
             (self.sampled_marks,) = law_axes.plot(positions, np.zeros(len(positions)), label="sampled frequency",
                                                   **SAMPLED_STYLE)
-            law_axes.legend(loc="upper right", ncols=2 if short else 1)
+            # compact: the legend beside the panel, one column (inside, it took most of the panel's height)
+            law_axes.legend(**(dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0) if short
+                               else dict(loc="upper right")))
             self.law_title = law_axes.set_title(" ")
             (self.exact_line,) = k_axes.plot(ks, np.zeros(max_k), color=palette.HIGHLIGHT, marker="o",
                                              markersize=4, label="exact rule" if short else "residual updated (exact)")
@@ -147,10 +149,14 @@ class CandidatesExplorer(Explorer):
                                          description="sampled steps n", **labelled),
             "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **labelled),
         }
+        # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
+        controls["rule"].add_class(CSS["label_above"])
         self.curves = {}  # (α, rule) -> acceptance for every k: the enumeration is not free
         self.widest_k = k
         super().__init__(controls, [["k", "alpha"], ["rule"], ["n", "seed"]],
-                         CandidatesFigure(token_labels(CANDIDATE_TARGET.size), CANDIDATES_SLIDER_MAX))
+                         CandidatesFigure(token_labels(CANDIDATE_TARGET.size), CANDIDATES_SLIDER_MAX),
+                         # compact: the rule menu first, on the first screen, above the key lines
+                         compact_rows=([["rule"]], [["k"], ["alpha"], ["n"], ["seed"]]))
 
     @staticmethod
     def law_parts(rule: str, p, q, k: int):

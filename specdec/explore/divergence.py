@@ -15,8 +15,8 @@ from matplotlib.ticker import FixedLocator
 from .. import palette
 from ..validation import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, checked
 from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, line, new_figure,
-                    panel_axes, styled)
+from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+                    new_figure, panel_axes, styled)
 
 #: The largest KL(p‖q) the KL axis shows, in nats, and its ticks.
 KL_AXIS_MAX = 5.0
@@ -35,7 +35,9 @@ class CloudFigure(Picture):
     """
 
     def __init__(self):
-        points = dict(s=18, color=palette.HIGHLIGHT, alpha=0.45, edgecolors="none", label="one random pair (p, q)")
+        short = compact()  # presentation mode: shorter legend labels, so that the legends fit where no pair lies
+        points = dict(s=18, color=palette.HIGHLIGHT, alpha=0.45, edgecolors="none",
+                      label="one pair (p, q)" if short else "one random pair (p, q)")
         ring = dict(linestyle="none", marker="o", markersize=13, markerfacecolor="none",
                     markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="highlighted pair")
         with styled():
@@ -48,7 +50,7 @@ class CloudFigure(Picture):
                         ylabel="α = Σ min(p, q)", xlim=(0, 1), ylim=(0, 1.03))
             kl_grid = np.linspace(0, KL_AXIS_MAX, 200)
             kl_axes.plot(kl_grid, pinsker_bound(kl_grid), color=palette.NEUTRAL, linestyle="-.", linewidth=1.5,
-                         label="Pinsker: α ≥ 1 − √(KL/2)")
+                         label="Pinsker's bound" if short else "Pinsker: α ≥ 1 − √(KL/2)")
             self.kl_points = kl_axes.scatter(np.zeros(0), np.zeros(0), **points)
             (self.kl_ring,) = kl_axes.plot([0], [1], **ring)
             # The scale is also asked about values left of 0 (margins): clip them to 0.
@@ -56,8 +58,11 @@ class CloudFigure(Picture):
             kl_axes.xaxis.set_major_locator(FixedLocator(KL_TICKS))
             kl_axes.set(title="α against KL(p‖q)", xlabel="KL(p‖q) in nats (square-root scale)",
                         ylabel="α = Σ min(p, q)", xlim=(0, KL_AXIS_MAX), ylim=(0, 1.03))
-            for axes in (tv_axes, kl_axes):
-                axes.legend(loc="upper right")
+            # Lower left, where no pair lies: below the line α = 1 − TV, and below Pinsker's bound (whose
+            # panel names only the bound: the points and the ring are named on the TV panel).
+            tight = dict(borderpad=0.3, labelspacing=0.25, handlelength=1.6, handletextpad=0.5, borderaxespad=0.3)
+            tv_axes.legend(loc="lower left", **tight)
+            kl_axes.legend(handles=kl_axes.get_lines()[:1], loc="lower left", **tight)
         self.fast = FastRedraw(self.figure, [self.tv_points, self.tv_ring, self.kl_points, self.kl_ring])
 
     def update(self, alpha, tv, kl, highlighted: int) -> None:
@@ -104,11 +109,14 @@ class DivergenceExplorer(Explorer):
                                       style=LABEL_STYLE),
         }
         self.cloud = functools.lru_cache(maxsize=1)(pair_cloud)  # moving the highlight alone keeps the cloud
+        # The KL-band line answers notebook 06's Predict (same KL, same α?): shown once a control has moved.
+        self.opening, self.moved = (seed, vocab, pair), False
         super().__init__(controls, [["seed", "vocab"], ["pair"]], CloudFigure())
 
     def compute(self) -> dict:
         seed, vocab, index = self.value("seed"), self.value("vocab"), self.value("pair")
         cloud = self.cloud(seed, vocab)
+        self.moved = self.moved or (seed, vocab, index) != self.opening
         self.picture.update(cloud.alpha, cloud.tv, cloud.kl, index)
         band = cloud.kl_band(index)
         return {
@@ -130,7 +138,7 @@ class DivergenceExplorer(Explorer):
             line(bold(f"Pair {shown['pair']}"), ": α = ", bold(f"{shown['alpha']:.3f}"),
                  f", TV = {shown['tv']:.3f}, 1 − TV = {1 - shown['tv']:.3f}", key=True),
             line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(kl)):.3f}", key=True),
-            line(kl_band_text(band)),
+            *([line(kl_band_text(band))] if self.moved else []),
         ])
 
 

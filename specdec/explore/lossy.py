@@ -17,7 +17,7 @@ from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, los
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
 from .candidates import law_panel
 from .derivation import set_stack
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     new_figure, panel_axes, styled)
 
 #: The target row: eight tokens, p(x) ∝ 0.6^x.
@@ -66,7 +66,9 @@ class LossyFigure(Picture):
             self.law_axes, self.trade_axes = law_axes, trade_axes = panel_axes(self.figure, 2, width_ratios=[1.25, 1])
             self.law_marks = self.accepted_bars, self.replaced_bars, self.target_bars, self.draft_marks = law_panel(
                 law_axes, labels, "draft token kept", "replacement after a rejection", "probability of being emitted")
-            law_axes.legend(loc="upper right", ncols=2 if short else 1)
+            # compact: each legend beside its panel, one column (inside, they covered the bars and the TV = 1 line)
+            beside = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+            law_axes.legend(**(beside if short else dict(loc="upper right")))
             self.law_title = law_axes.set_title(" ")
             (self.lenient_line,) = trade_axes.plot(zeros, zeros, color=palette.NEUTRAL, linestyle="-", marker=".",
                                                    label="lenient" if short else "lenient, λ: 1 → 0.05")
@@ -81,9 +83,12 @@ class LossyFigure(Picture):
                                                    markeredgewidth=2, label="chosen" if short else "chosen rule")
             trade_axes.set(title="What acceptance costs", xlabel="acceptance rate (share of drafts kept)",
                            ylabel="TV from p" if short else "TV distance of the output from p", xlim=(0, 1.02),
-                           ylim=(-0.02, 1.6 if short else 1.45), yticks=np.linspace(0, 1, 6))
-            trade_axes.axhline(1.0, color=palette.NEUTRAL, linewidth=0.8)  # the largest TV; the legend sits above
-            trade_axes.legend(loc="upper left", ncols=3 if short else 2)
+                           ylim=(-0.02, 1.05 if short else 1.45),
+                           yticks=np.linspace(0, 1, 3 if short else 6))  # compact: 0.2 apart, the ticks ran together
+            trade_axes.axhline(1.0, color=palette.NEUTRAL, linewidth=0.8)  # the largest TV (ordinary: the legend above)
+            # ordinary: two columns, packed so that they stay inside the panel
+            trade_axes.legend(**(beside if short else dict(loc="upper left", ncols=2, handlelength=1.5,
+                                                            handletextpad=0.5, columnspacing=1.0)))
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.replaced_bars, *self.target_bars,
                                              self.draft_marks, self.law_title, self.lenient_line, self.typical_line,
                                              self.exact_point, self.greedy_point, self.chosen_point])
@@ -140,6 +145,8 @@ class LossyExplorer(Explorer):
             "epsilon": slider(epsilon, EPSILON_RANGE, 0.01, "typical ε"),
             "delta": slider(delta, DELTA_RANGE, 0.05, "typical δ"),
         }
+        # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
+        controls["rule"].add_class(CSS["label_above"])
         super().__init__(controls, [["rule", "alpha"], ["draft", "lenience"], ["epsilon", "delta"]],
                          LossyFigure(token_labels(LOSSY_TARGET.size), len(LENIENCE_SWEEP)),
                          # compact: the rule, the draft and λ above the key lines (inside a 480 px window)

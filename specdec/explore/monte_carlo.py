@@ -18,8 +18,8 @@ from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
-                    styled)
+from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+                    new_figure, styled)
 
 #: The most tokens the token panel shows.
 MAX_SHOWN_VOCAB = 26
@@ -206,6 +206,8 @@ class MonteCarloExplorer(Explorer):
             "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed",
                                       continuous_update=False, style=LABEL_STYLE),
         }
+        # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
+        controls["rule"].add_class(CSS["label_above"])
         self.runs = SampledRuns(self.target, self.draft)
         self.count_law = np.concatenate(([0.0], token_count_law(self.target, self.draft)))
         self.reach = reach_probabilities(self.target, self.draft)

@@ -41,7 +41,13 @@ _LAYOUT = """(box) => {
     const tracks = [...box.querySelectorAll('.widget-slider')].filter(shown).map(slider => {
         const track = slider.querySelector('.noUi-target') || slider.querySelector('.slider-container');
         const label = slider.querySelector('.widget-label');
-        return {label: label ? label.textContent.trim() : '', width: track.getBoundingClientRect().width};
+        // The label's lines as drawn (a wrapped label may run out of its box onto the track).
+        const lines = label ? (() => { const range = document.createRange(); range.selectNodeContents(label);
+            return [...range.getClientRects()]; })() : [];
+        const bar = track.getBoundingClientRect();
+        const onTrack = lines.filter(line => line.bottom > bar.top + 1 && line.top < bar.bottom - 1
+                                     && line.right > bar.left + 1 && line.left < bar.right - 1).length;
+        return {label: label ? label.textContent.trim() : '', width: bar.width, linesOnTrack: onTrack};
     });
     const img = box.querySelector('.specdec-picture');
     return {
@@ -127,6 +133,8 @@ def layout_problems(title: str, report: dict, text_sizes: bool = True) -> list[s
         problems.append(f"{title!r}: … and {report['overflowCount'] - len(report['overflow'])} more elements")
     problems += [f"{title!r}: the track of slider {track['label']!r} is {track['width']:.0f} px, under "
                  f"{MIN_TRACK_PX} px" for track in report["tracks"] if track["width"] < MIN_TRACK_PX - 0.5]
+    problems += [f"{title!r}: {track['linesOnTrack']} line(s) of the label of slider {track['label']!r} lie on "
+                 "its track" for track in report["tracks"] if track.get("linesOnTrack")]
     picture = report["picture"]
     if not picture["natural"]:
         return problems + [f"{title!r}: the picture did not load"]
