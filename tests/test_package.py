@@ -8,7 +8,7 @@ from specdec import palette
 
 
 def test_import_specdec_loads_neither_matplotlib_nor_ipywidgets():
-    probe = "import sys, specdec; print(sorted(m for m in ('matplotlib', 'ipywidgets', 'scipy') if m in sys.modules))"
+    probe = "import sys, specdec; print(sorted(m for m in ('matplotlib', 'ipywidgets', 'anywidget', 'scipy') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

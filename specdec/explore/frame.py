@@ -36,6 +36,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .. import palette
+from .accessible_names import SliderNames
 
 DPI = 96  #: resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size
 WIDEST_FIGURE_INCHES = 8.75  #: the widest figure (840 PNG px at scale 1): unshrunk with the file browser open
@@ -605,6 +606,7 @@ class Explorer(widgets.VBox):
             self.key_readout.add_class(CSS["screen_reader_only"])  # announced, not shown twice
             body = widgets.HBox([self.image, self.readout, self.key_readout, style], layout=body_layout)
             children = [header, *(_control_row(row) for row in resolved), body]
+        body.children += (SliderNames(),)  # names the slider handles (an ipywidgets gap)
         body.add_class(CSS["body"])
         super().__init__(children, **kwargs)
         self.layout.max_width = "100%"

@@ -2,7 +2,8 @@
 
 `serious_violations` runs axe-core (bundled by axe-playwright-python) over the explorers' boxes only
 (the front end's own chrome is not this project's) and keeps the violations of impact "serious" or
-"critical", marking those that lie wholly in markup ipywidgets itself writes (`UPSTREAM`).
+"critical". None is exempt: the one ipywidgets 8.1.9 leaves in every explorer (a slider handle with
+no accessible name) is closed by the frame's shim, ``specdec/explore/accessible_names.py``.
 `tab_through` presses Tab from just before an explorer until the focus leaves it, and
 says which of its controls the focus reached; `operate_by_keyboard` changes the focused control with
 the keys a keyboard user would press (an arrow key for a slider; Space, an arrow and Enter for a
@@ -23,28 +24,6 @@ EXPLORER_SELECTOR = ".specdec-explorer"
 MAX_TABS = 60
 
 
-#: Violations in markup that ipywidgets itself writes, which this project's Python cannot change:
-#: (axe rule, CSS selector of the elements concerned, why). A violation counts as upstream only when
-#: every node it names matches the selector; `upstream_still_there` checks that every element the
-#: selector finds in the explorers is still flagged, so an entry is dropped when ipywidgets fixes it.
-#:
-#: The slider handle: ipywidgets 8.1.9 (the newest release) creates each slider with noUiSlider and
-#: passes it no ``handleAttributes``, so the handle (``<div class="noUi-handle" role="slider">``) has
-#: no aria-label, aria-labelledby or title; the description is a ``<label>`` tied to nothing, and a
-#: ``tooltip`` only sets that label's title. The selector takes only handles whose slider shows a
-#: description: a slider of ours without one is this project's violation, not upstream's.
-UPSTREAM = [
-    ("aria-input-field-name",
-     ".widget-slider:has(> .widget-label:not(:empty):not([style*='display: none'])) "
-     ".noUi-handle[role=slider]:not([aria-label]):not([aria-labelledby]):not([title])",
-     "ipywidgets' sliders (noUiSlider) give the slider handle no accessible name: their label is not tied to it"),
-]
-
-_MATCHES = """([targets, selector]) => targets.map(target => {
-    const node = document.querySelector(target);
-    return Boolean(node && node.matches(selector));
-})"""
-
 _EXPLORER_OF = """(targets) => targets.map(target => {
     const node = document.querySelector(target);
     const box = node && node.closest('.specdec-explorer');
@@ -52,59 +31,33 @@ _EXPLORER_OF = """(targets) => targets.map(target => {
     return title ? title.textContent.trim() : null;
 })"""
 
-_SHOWN_MATCHING = """([within, selector]) => [...document.querySelectorAll(within)]
-    .flatMap(box => [...box.querySelectorAll(selector)])
-    .filter(element => element.getClientRects().length > 0).length"""
 
-
-def serious_violations(page, selector: str = EXPLORER_SELECTOR, upstream=None) -> list[dict]:
+def serious_violations(page, selector: str = EXPLORER_SELECTOR) -> list[dict]:
     """The serious and critical axe-core violations inside the elements matching `selector`, one
     entry per rule: the rule's id, its impact, its help text, the number of nodes, the targets (CSS
-    selectors) of the first nodes, the explorers they lie in (title -> node count), and
-    ``upstream``: the reason from `upstream` (default `UPSTREAM`) when every node is ipywidgets'
-    own markup that the rule names there, else None.
+    selectors) of the first nodes and the explorers they lie in (title -> node count).
     """
     from axe_playwright_python.sync_playwright import Axe
 
-    upstream = UPSTREAM if upstream is None else upstream
     results = Axe().run(page, context={"include": [[selector]]}, options={"resultTypes": ["violations"]})
     found = []
     for violation in results.response["violations"]:
         if violation["impact"] not in BLOCKING_IMPACTS:
             continue
         targets = [node["target"][-1] for node in violation["nodes"]]
-        reason = None
-        for rule, upstream_selector, why in upstream:
-            if rule == violation["id"] and all(page.evaluate(_MATCHES, [targets, upstream_selector])):
-                reason = why
         explorers: dict = {}
         for title in page.evaluate(_EXPLORER_OF, targets):
             explorers[title] = explorers.get(title, 0) + 1
         found.append({"id": violation["id"], "impact": violation["impact"], "help": violation["help"],
                       "count": len(targets), "targets": targets[:4], "explorers": explorers,
-                      "html": [node["html"][:160] for node in violation["nodes"]][:2], "upstream": reason})
+                      "html": [node["html"][:160] for node in violation["nodes"]][:2]})
     return found
-
-
-def upstream_still_there(page, violations: list[dict], selector: str = EXPLORER_SELECTOR) -> list[str]:
-    """For each `UPSTREAM` entry, in words, where the explorers show elements that it is about but
-    axe no longer flags them all (ipywidgets fixed it: drop the entry); empty when all are flagged."""
-    fixed = []
-    for rule, upstream_selector, why in UPSTREAM:
-        shown = page.evaluate(_SHOWN_MATCHING, [selector, upstream_selector])
-        flagged = sum(violation["count"] for violation in violations
-                      if violation["id"] == rule and violation["upstream"] == why)
-        if flagged != shown:
-            fixed.append(f"{rule}: {shown} elements match {upstream_selector!r}, axe flags {flagged} of them "
-                         f"({why})")
-    return fixed
 
 
 def describe(violations: list[dict]) -> str:
     """The violations, one paragraph each, for an assertion message."""
     return "\n".join(f"{v['impact']} {v['id']} ({v['count']} nodes, in {v['explorers']}): {v['help']}; "
-                     f"at {v['targets']} {v['html']}" + (f"\n  upstream: {v['upstream']}" if v["upstream"] else "")
-                     for v in violations)
+                     f"at {v['targets']} {v['html']}" for v in violations)
 
 
 _CONTROL_OF_FOCUS = """(box) => {

@@ -112,12 +112,12 @@ def test_move_check_catches_a_stuck_picture_and_a_wrong_readout(lab, canaries):
 
 def test_axe_finds_the_planted_accessibility_faults(lab, canaries):
     """A picture without a text alternative, a slider without a description and icon-only buttons are
-    this project's violations; a described slider's unnamed handle is the one ipywidgets leaves."""
+    flagged; so is a described slider outside an explorer, whose handle ipywidgets 8.1.9 leaves
+    unnamed (inside an explorer, the frame's shim names it: the series' audit finds none)."""
     with lab.notebook(canaries["accessibility"]) as tab:
         assert_runs_cleanly(tab)
         found = {violation["id"]: violation for violation in serious_violations(tab.page, ".specdec-a11y-canary")}
         described = serious_violations(tab.page, ".specdec-a11y-canary-described")
     assert {"image-alt", "aria-input-field-name", "button-name"} <= set(found), found
-    assert all(found[rule]["upstream"] is None for rule in ("image-alt", "aria-input-field-name", "button-name")), found
-    assert [(violation["id"], bool(violation["upstream"])) for violation in described] == [
-        ("aria-input-field-name", True)], described
+    assert [(violation["id"], violation["count"]) for violation in described] == [
+        ("aria-input-field-name", 1)], described
