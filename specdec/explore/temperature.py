@@ -78,7 +78,8 @@ class TemperatureFigure(Picture):
             curve_axes.set(title="α as the temperatures change", xlabel="temperature T", ylabel="α = Σ min(p, q)",
                            **axis,
                            xlim=(-0.05 * temperatures[-1], 1.05 * temperatures[-1]))
-            curve_axes.legend(loc="upper right", ncols=2)
+            curve_axes.legend(loc="upper right", ncols=2, columnspacing=0.8, handlelength=1.5,
+                              handletextpad=0.5)  # packed: as wide as the panel, not past its edge
         self.fast = FastRedraw(self.figure, [*self.target_bars, *self.draft_bars, self.target_pick, self.draft_pick,
                                              self.shared_line, self.draft_line, self.current_marker,
                                              self.greedy_marker])
