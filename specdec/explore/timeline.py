@@ -21,9 +21,12 @@ from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, R
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
-#: Ticks and fixed limits of the logarithmic speedup axis: room above 11× (the most, γ+1) for the legend.
+#: Ticks and fixed limits of the logarithmic speedup axis: room above 11× (the most, γ+1); the legend is outside.
 SPEEDUP_TICKS = (0.1, 0.25, 0.5, 1, 2, 4, 8)
-SPEEDUP_LIMITS = (0.07, 1000)
+SPEEDUP_LIMITS = (0.07, 15)
+#: The ordinary layout's bottom legends: under their panels, off the data, two columns as wide as a panel.
+UNDER_PANEL = dict(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False, columnspacing=0.8,
+                   handlelength=1.5, fontsize=9)
 #: Ticks of the two log₂ axes, positions per sequence and batch size: every other power of two, readable.
 ROOFLINE_TICKS = (1, 4, 16, 64, 256, 1024)
 #: Tokens in the timeline: several steps, each pass visible.
@@ -60,7 +63,7 @@ class TimelineFigure(Picture):
         self.compact = compact()
         self.legend_handles = []  # the compact layout's one legend
         with styled():
-            self.figure = new_figure(10.0, 5.9, compact_size=COMPACT_FIGURE_INCHES)
+            self.figure = new_figure(10.0, 7.0, compact_size=COMPACT_FIGURE_INCHES)  # room for legends under panels
             if self.compact:
                 self.timeline_axes, self.roofline_axes, self.batch_axes = self.figure.subplots(3, 1)
             else:
@@ -143,8 +146,7 @@ class TimelineFigure(Picture):
                  title=self._short("One pass", "One pass: flat while memory-bound"))
         axes.yaxis.set_label_coords(-0.25 if self.compact else -0.17, 0.5)  # clear of the widest tick label (10⁻¹)
         curves = [self.target_curve, self.draft_curve] if not self.compact else []  # compact: the roles' colours
-        self._legend(axes, curves + [self.plain_marker, self.verify_marker, self.ridge_line], loc="upper left",
-                     framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)  # 9 pt: fits inside
+        self._legend(axes, curves + [self.plain_marker, self.verify_marker, self.ridge_line], **UNDER_PANEL)
 
     def _build_batch(self, axes):
         plain = axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
@@ -159,14 +161,14 @@ class TimelineFigure(Picture):
                                           markeredgewidth=2, label="not in memory")
         speedup_ticks = (0.1, 1, 10) if self.compact else SPEEDUP_TICKS
         self._log_axis(axes, "y", speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks],
-                       (SPEEDUP_LIMITS[0], 15 if self.compact else SPEEDUP_LIMITS[1]))  # compact: no legend inside
+                       SPEEDUP_LIMITS)
         self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.7, 1024 * 1.45))
         axes.set(xlabel=self._short("batch size b", "batch size b (log scale)"),
                  ylabel=self._short("speedup", "expected speedup (×, log)"),
                  title=self._short("Speedup, b tried", "Speedup at the batch sizes tried"))
         self._legend(axes, [plain][self.compact:] + [self.formula_curve, self.model_curve, self.batch_marker,
                                                      self.no_fit_marker],
-                     loc="upper right", framealpha=0.9, ncol=2, columnspacing=0.8, handlelength=1.5, fontsize=9)
+                     **UNDER_PANEL)
 
     @property
     def ticks(self) -> tuple:
@@ -222,7 +224,7 @@ class TimelineFigure(Picture):
         decade = 10 ** np.floor(np.log10(end))
         limits = (next(m * decade for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * decade >= end),
                   10 ** np.floor(np.log10(min(target_ms.min(), draft_ms.min()) / 1.6)),
-                  10 ** np.ceil(np.log10(max(target_ms.max(), draft_ms.max()) * 150)))  # room for the legend
+                  10 ** np.ceil(np.log10(max(target_ms.max(), draft_ms.max()) * 3)))  # a little room above the curves
         if limits != self._limits:
             self.timeline_axes.set_xlim(0, limits[0])
             self.roofline_axes.set_ylim(*limits[1:])
