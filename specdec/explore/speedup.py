@@ -81,7 +81,8 @@ class SpeedupFigure(Picture):
             (self.expected_line,) = tokens.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
                                                 marker=".", label="E[N] at this α")
             (self.tokens_marker,) = tokens.plot([0], [1], **chosen)
-            tokens.set(title="Expected tokens E[N]", xlabel="draft length γ",
+            # compact: the panels are narrow, the full title would run into the speedup panel's y label
+            tokens.set(title="Expected tokens" if compact() else "Expected tokens E[N]", xlabel="draft length γ",
                        ylabel="E[N]" if compact() else "E[N], tokens per step", xlim=gamma_range)
             self.break_even = speed.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
                                             label="1× (plain decoding)")
@@ -97,7 +98,8 @@ class SpeedupFigure(Picture):
             speed.set(title="Speedup" if compact() else "Speedup against γ", xlabel="draft length γ",
                       ylabel="speedup (×)", xlim=gamma_range)
             for axes in (tokens, speed):
-                axes.yaxis.set_major_locator(MaxNLocator(nbins=3 if compact() else 5, steps=[1, 2, 2.5, 5, 10]))
+                # compact: short panels, so few ticks that their labels stay apart
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if compact() else 5, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FuncFormatter(four_characters))
             # One legend under the panels: inside, the curves (whose limits follow the data) would run into it.
             self.figure.legend(handles=[
