@@ -94,7 +94,9 @@ class DraftersFigure(Picture):
             self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass",
                                    ylabel="τ" if short else "τ: characters per pass",
                                    xlim=(-0.1, FRONTIER_XMAX), ylim=(0.8, GAMMA_RANGE[1] + 1.5))
-            self.frontier_axes.legend(loc="upper right", ncols=2, fontsize="small")
+            # Beside the panel: inside, a high τ or a costly drafter (layer skip, this run's ring) runs under it.
+            self.frontier_axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0,
+                                      fontsize="small")
             self.frontier_title = self.frontier_axes.set_title(" ")
         self.fast = FastRedraw(self.figure, [*self.position_bars, self.position_title, *self.points.values(),
                                              self.run_point, self.frontier_title],
