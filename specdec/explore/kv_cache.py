@@ -102,11 +102,13 @@ class KVCacheFigure(Picture):
                           for kind, style in SLOT_STYLES.items()}
             self.letters = {row: [self.axes.text(i, y, "", ha="center", va="center", fontsize="small")
                                   for i in range(self.window)] for row, y in ROWS.items()}
-            self.axes.legend(handles=[role_patch("accepted", "written, kept"), role_patch("reject zone", "cropped"),
-                                      role_patch("reject zone", "not cropped", edgecolor=palette.HIGHLIGHT, linewidth=2),
-                                      role_patch("draft", "catch-up"), role_patch("bonus", "next: no slot yet")],
-                             loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2 if compact() else 3,
-                             fontsize="small")
+            # Under the panel, as the figure's own legend: the layout leaves room for all of it (an axes legend
+            # anchored below the axes had its bottom row cut off).
+            self.figure.legend(handles=[role_patch("accepted", "written, kept"), role_patch("reject zone", "cropped"),
+                                        role_patch("reject zone", "not cropped", edgecolor=palette.HIGHLIGHT,
+                                                   linewidth=2),
+                                        role_patch("draft", "catch-up"), role_patch("bonus", "next: no slot yet")],
+                               loc="outside lower center", ncols=2 if compact() else 3, fontsize="small")
             self.title = self.axes.set_title(" ")
             self.axes.set_xticks([])
             self.slot_numbers = [self.axes.text(i, -0.62, "", ha="center", va="center", fontsize="small",
