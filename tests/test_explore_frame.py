@@ -528,10 +528,8 @@ def _states(explorer) -> dict:
     return {"defaults": [], "minimum": extremes[0::2], "maximum": extremes[1::2]}
 
 
-#: Texts found closer than `TEXT_GAP_PX` in explorers owned elsewhere (fix, then drop): the speedup's y ticks
-#: (presentation), the timeline's speedup ticks 0.1× … 4× (ordinary), the verify step's token labels at the
-#: largest γ (presentation).
-CRAMMED_TEXT_ELSEWHERE = {("SpeedupExplorer", True), ("TimelineExplorer", False), ("VerifyStepExplorer", True)}
+#: Texts found closer than `TEXT_GAP_PX` in explorers owned elsewhere (fix, then drop): none left.
+CRAMMED_TEXT_ELSEWHERE = set()
 
 
 @pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])

@@ -186,8 +186,7 @@ def data_under_legends(figure, samples: int = 40) -> list[str]:
 
 #: Legends found on their panel's data, or reaching past its edge, in explorers owned elsewhere (fix, then
 #: drop): (explorer, presentation mode).
-LEGENDS_ON_DATA_ELSEWHERE = {("DraftersExplorer", True), ("LoadExplorer", True), ("TemperatureExplorer", False),
-                             ("TimelineExplorer", False), ("VerifyStepExplorer", True)}
+LEGENDS_ON_DATA_ELSEWHERE = {("LoadExplorer", True)}
 
 
 @pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])

@@ -29,7 +29,7 @@ from ..core import acceptance_rates, expected_tokens_for_rates
 from ..narrate import draw_total, frame_at, narrate_trace, seeded_step, subscript, token_labels
 from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, nice_top, role_patch, role_style, slider, styled)
 
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
@@ -152,7 +152,8 @@ class VerifyStepFigure(Picture):
         """Title, y label and legend of a panel of bars; returns its right title and its note (the compact
         figure's narrow panels show only the right title, the state: the legend says what the panel is)."""
         axes.set_title("" if self.short else title, loc="left", y=1.0)
-        right_title = axes.set_title(" ", loc="right", y=1.0)
+        # compact: the panel is short, the ▼ over a tall bar reaches above it; the title is set clear of it
+        right_title = axes.set_title(" ", loc="right", y=1.0, pad=15 if self.short else None)
         axes.set_ylabel("probability")
         self._legend(axes, [*handles, Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none",
                                              markersize=9, label=marker_label)])
@@ -240,11 +241,22 @@ class VerifyStepFigure(Picture):
 
     # ---- drawing ----
 
+    def png(self) -> bytes:
+        """The figure as PNG bytes; after the first, in the compact figure, the legend's empty cell is made the
+        legend's own size (the layout is fixed by then, the legend stays where it is): a holder, not a panel."""
+        png = super().png()
+        if self.short and self.figure.get_layout_engine() is None:
+            legend = self.legend_axes.get_legend()
+            box = legend.get_window_extent(self.figure.canvas.get_renderer())
+            self.legend_axes.set_position(box.transformed(self.figure.transFigure.inverted()))
+        return png
+
     def update(self, trace, frame, labels: list[str]) -> None:
         """Show `frame` (from `specdec.narrate.frame_at`) of the `StepTrace` `trace`, naming tokens with `labels`."""
         if labels != self._labels:
             vocab = len(labels)
-            most = 6 if self.short else 16  # so that the labels stay apart
+            # so that the labels stay apart (the compact panel is narrow: fewer names of two digits)
+            most = (6 if max(map(len, labels)) < 3 else 4) if self.short else 16
             ticks = list(range(0, vocab, max(1, -(-vocab // most))))
             self.draw_axes.set_xticks(ticks, [labels[i] for i in ticks])  # the rows panel shares this x axis
             self.draw_axes.set_xlim(-0.6, vocab - 0.4)
@@ -407,13 +419,15 @@ class VerifyStepFigure(Picture):
         vocab = len(self._labels)
         axes = text.axes
         room_points = (1 - height / top) * axes.get_position().height * self.figure.get_figheight() * 72
-        # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel
-        beside, left_half = room_points < 36 and height > 0.45 * top, token < 0.6 * vocab
+        # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel, but
+        # the compact panels are too short for that: there the name rises beside the ▼ from the bar's top
+        high = height > 0.45 * top
+        beside, left_half = room_points < 36 and (high or self.short), token < 0.6 * vocab
         end = "left" if token < 0.15 * vocab + 0.5 else "right" if token > 0.85 * vocab - 1 else "center"
         text.set(position=((12 if left_half else -12), 0) if beside else
                  ({"left": -6, "right": 6, "center": 0}[end], 14),
                  horizontalalignment=("left" if left_half else "right") if beside else end,
-                 verticalalignment="top" if beside else "bottom")  # beside: hanging down, clear of the title
+                 verticalalignment="top" if beside and high else "bottom")  # hanging down, clear of the title
 
     @staticmethod
     def _show_note(note, message: str) -> None:
@@ -488,6 +502,8 @@ class VerifyStepExplorer(Explorer):
             "play": widgets.Button(description=PLAY, tooltip="reveal the draws one by one"),
             "draws": slider("draws shown", 0, (0, 1), layout=widgets.Layout(width="18em")),
         }
+        # The rows' names are long: the menu's label goes above it, so that the menu shows them whole.
+        controls["rows"].add_class(CSS["label_above"])
         self.apply_rows_choice()
         self.make_step()
         controls["draws"].value = min(draws, controls["draws"].max)
