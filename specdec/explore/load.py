@@ -46,7 +46,7 @@ class LoadFigure(Picture):
                 axes.set(yscale="log", xlim=(0.7, 1500), xlabel="batch size b")
             self.throughput_axes.set(ylabel="tokens/s" if short else "tokens/s, whole batch", ylim=(10, 1e5))
             self.latency_axes.set(ylabel="s/token" if short else "s per token, one request", ylim=(1e-3, 1))
-            self.throughput_axes.legend(loc="upper left", fontsize="small")
+            self.throughput_axes.legend(loc="lower right", fontsize="small")
             self.crossovers = [axes.axvline(np.nan, color=palette.NEUTRAL, linestyle=":", linewidth=1.5)
                                for axes in panels]
             self.title = self.latency_axes.set_title(" ")
