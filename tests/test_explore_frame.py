@@ -528,15 +528,9 @@ def _states(explorer) -> dict:
     return {"defaults": [], "minimum": extremes[0::2], "maximum": extremes[1::2]}
 
 
-#: Texts found closer than `TEXT_GAP_PX` in explorers owned elsewhere (fix, then drop): none left.
-CRAMMED_TEXT_ELSEWHERE = set()
-
-
 @pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
-def test_no_figure_text_overlaps_or_runs_off_at_the_defaults_and_the_extremes(name, compact_layout, request):
-    if (name, compact_layout) in CRAMMED_TEXT_ELSEWHERE:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="texts closer than TEXT_GAP_PX, to fix"))
+def test_no_figure_text_overlaps_or_runs_off_at_the_defaults_and_the_extremes(name, compact_layout):
     presentation(compact_layout)
     try:
         explorer = build(name)

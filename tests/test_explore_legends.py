@@ -184,16 +184,9 @@ def data_under_legends(figure, samples: int = 40) -> list[str]:
     return problems
 
 
-#: Legends found on their panel's data, or reaching past its edge, in explorers owned elsewhere (fix, then
-#: drop): (explorer, presentation mode).
-LEGENDS_ON_DATA_ELSEWHERE: set = set()
-
-
 @pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])
 @pytest.mark.parametrize("name", EXPLORER_NAMES)
-def test_no_legend_covers_the_data_of_its_panel(name, compact_layout, request):
-    if (name, compact_layout) in LEGENDS_ON_DATA_ELSEWHERE:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="a legend on the panel's data, to fix"))
+def test_no_legend_covers_the_data_of_its_panel(name, compact_layout):
     from specdec.explore import presentation
 
     presentation(compact_layout)
