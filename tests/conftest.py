@@ -6,30 +6,18 @@ first is open fails; every test that needs a browser asks for this fixture inste
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.browser.jupyter_driver import CHROMIUM, CHROMIUM_ARGS
-
-
-def browser_unavailable(reason: str):
-    """Skip the browser tests, or fail them under CI, where a missing browser is a broken setup."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}; CI=true requires the browser suite to run", pytrace=False)
-    pytest.skip(reason)
+from tests.browser.jupyter_driver import CHROMIUM, CHROMIUM_ARGS, browser_unavailable, require_chromium
 
 
 @pytest.fixture(scope="session")
 def chromium():
     """Debian's Chromium, headless, driven by pip's Playwright."""
-    try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-    except ImportError as error:
-        browser_unavailable(f"playwright is not importable: {error}")
-    if not CHROMIUM.exists():
-        browser_unavailable(f"no Chromium at {CHROMIUM}: install Debian's (apt-get install -y chromium)")
+    require_chromium()
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         try:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from .browser.committed_view import explorer_notebook
-from .browser.jupyter_driver import CHROMIUM
+from .browser.jupyter_driver import CHROMIUM, require_chromium
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = Path(os.environ.get("SPECDEC_STATIC_VIEW_NOTEBOOKS") or REPO / "notebooks")
@@ -100,22 +100,6 @@ def test_the_series_has_explorer_outputs_to_check():
 
 
 # --- HTML, opened offline in Chromium --------------------------------------------------------------
-
-def unavailable(reason: str):
-    """Skip a test that needs Chromium, or fail it under CI=true, where a missing browser is a broken setup."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}; CI=true requires it", pytrace=False)
-    pytest.skip(reason)
-
-
-def require_chromium():
-    try:
-        import playwright  # noqa: F401
-    except ImportError as error:
-        unavailable(f"playwright is not importable: {error}")
-    if not CHROMIUM.exists():
-        unavailable(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
-
 
 _OUTPUT_SHOWN = """(cellId) => {
     const cell = document.getElementById('cell-id=' + cellId);

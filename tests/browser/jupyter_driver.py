@@ -44,6 +44,25 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+def browser_unavailable(reason: str):
+    """Skip a test that needs the browser, or fail it under CI=true, where a missing browser is a broken setup."""
+    import pytest
+
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; CI=true requires the browser suite to run", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_chromium() -> None:
+    """`browser_unavailable` unless pip's Playwright imports and Debian's Chromium is installed."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError as error:
+        browser_unavailable(f"playwright is not importable: {error}")
+    if not CHROMIUM.exists():
+        browser_unavailable(f"no Chromium at {CHROMIUM}: install Debian's (apt-get install -y chromium)")
+
+
 #: How long a widget may show "Loading widget..." before the test calls it broken.
 WIDGET_RENDER_SECONDS = 15
 #: How long one control change may take to reach the readout and the picture.
