@@ -19,8 +19,8 @@ from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import set_stack, target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, panel_axes, role_style, slider, styled)
 
 #: The target row: six tokens, p(x) ∝ 0.55^x.
 CANDIDATE_TARGET = geometric_target(6, 0.55)
@@ -138,16 +138,14 @@ class CandidatesExplorer(Explorer):
     @checked(k=Count(1, CANDIDATES_SLIDER_MAX), alpha=Between(*CANDIDATE_ALPHA_RANGE),
              rule=OneOf(*CANDIDATE_RULES), n=OneOf(*SAMPLE_SIZES), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, k=1, alpha=0.5, rule="exact", n=10_000, seed=0):
-        labelled = dict(style=LABEL_STYLE)
         controls = {
-            "k": widgets.IntSlider(value=k, min=1, max=CANDIDATES_SLIDER_MAX, description="candidates k", **labelled),
-            "alpha": widgets.FloatSlider(value=alpha, min=CANDIDATE_ALPHA_RANGE[0], max=CANDIDATE_ALPHA_RANGE[1],
-                                         step=0.05, readout_format=".2f", description="α of one candidate", **labelled),
-            "rule": widgets.Dropdown(options=[(label, name) for name, label in CANDIDATE_RULES.items()], value=rule,
-                                     description="rule", layout=widgets.Layout(width="30em"), **labelled),
-            "n": widgets.SelectionSlider(options=[(f"{size:,}", size) for size in SAMPLE_SIZES], value=n,
-                                         description="sampled steps n", **labelled),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed", **labelled),
+            "k": slider("candidates k", k, (1, CANDIDATES_SLIDER_MAX)),
+            "alpha": slider("α of one candidate", alpha, CANDIDATE_ALPHA_RANGE, 0.05, readout_format=".2f"),
+            "rule": labelled(widgets.Dropdown, "rule", value=rule, layout=widgets.Layout(width="30em"),
+                             options=[(label, name) for name, label in CANDIDATE_RULES.items()]),
+            "n": labelled(widgets.SelectionSlider, "sampled steps n", value=n,
+                          options=[(f"{size:,}", size) for size in SAMPLE_SIZES]),
+            "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
         }
         # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
         controls["rule"].add_class(CSS["label_above"])

@@ -17,8 +17,8 @@ from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, los
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
 from .candidates import law_panel
 from .derivation import set_stack
-from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, styled)
+from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, panel_axes, slider, styled)
 
 #: The target row: eight tokens, p(x) ∝ 0.6^x.
 LOSSY_TARGET = geometric_target(8, 0.6)
@@ -131,19 +131,15 @@ class LossyExplorer(Explorer):
              lenience=Between(*LENIENCE_RANGE), epsilon=Between(*EPSILON_RANGE), delta=Between(*DELTA_RANGE))
     def __init__(self, rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.5, epsilon=MEDUSA_EPSILON,
                  delta=MEDUSA_DELTA):
-        def slider(value, limits, step, description):
-            return widgets.FloatSlider(value=value, min=limits[0], max=limits[1], step=step, readout_format=".2f",
-                                       description=description, style=LABEL_STYLE)
-
         controls = {
-            "rule": widgets.Dropdown(options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()], value=rule,
-                                     description="rule", style=LABEL_STYLE, layout=widgets.Layout(width="24em")),
-            "alpha": slider(alpha, LOSSY_ALPHA_RANGE, 0.05, "exact α"),
-            "draft": widgets.Dropdown(options=list(LOSSY_DRAFTS), value=draft, description="draft",
-                                      style=LABEL_STYLE, layout=widgets.Layout(width="20em")),
-            "lenience": slider(lenience, LENIENCE_RANGE, 0.05, "lenient λ"),
-            "epsilon": slider(epsilon, EPSILON_RANGE, 0.01, "typical ε"),
-            "delta": slider(delta, DELTA_RANGE, 0.05, "typical δ"),
+            "rule": labelled(widgets.Dropdown, "rule", value=rule, layout=widgets.Layout(width="24em"),
+                             options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()]),
+            "alpha": slider("exact α", alpha, LOSSY_ALPHA_RANGE, 0.05, readout_format=".2f"),
+            "draft": labelled(widgets.Dropdown, "draft", options=list(LOSSY_DRAFTS), value=draft,
+                              layout=widgets.Layout(width="20em")),
+            "lenience": slider("lenient λ", lenience, LENIENCE_RANGE, 0.05, readout_format=".2f"),
+            "epsilon": slider("typical ε", epsilon, EPSILON_RANGE, 0.01, readout_format=".2f"),
+            "delta": slider("typical δ", delta, DELTA_RANGE, 0.05, readout_format=".2f"),
         }
         # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
         controls["rule"].add_class(CSS["label_above"])
