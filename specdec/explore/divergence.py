@@ -15,8 +15,8 @@ from matplotlib.ticker import FixedLocator
 from .. import palette
 from ..validation import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, checked
 from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
+                    panel_axes, slider, styled)
 
 #: The largest KL(p‖q) the KL axis shows, in nats, and its ticks.
 KL_AXIS_MAX = 5.0
@@ -101,12 +101,9 @@ class DivergenceExplorer(Explorer):
              pair=Count(0, CLOUD_SIZE - 1))
     def __init__(self, seed=0, vocab=8, pair=0):
         controls = {
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="cloud seed",
-                                      style=LABEL_STYLE),
-            "vocab": widgets.IntSlider(value=vocab, min=VOCAB_SLIDER_MIN, max=VOCAB_SLIDER_MAX,
-                                       description="tokens per distribution V", style=LABEL_STYLE),
-            "pair": widgets.IntSlider(value=pair, min=0, max=CLOUD_SIZE - 1, description="highlighted pair",
-                                      style=LABEL_STYLE),
+            "seed": slider("cloud seed", seed, (0, SEED_SLIDER_MAX)),
+            "vocab": slider("tokens per distribution V", vocab, (VOCAB_SLIDER_MIN, VOCAB_SLIDER_MAX)),
+            "pair": slider("highlighted pair", pair, (0, CLOUD_SIZE - 1)),
         }
         self.cloud = functools.lru_cache(maxsize=1)(pair_cloud)  # moving the highlight alone keeps the cloud
         # The KL-band line answers notebook 06's Predict (same KL, same α?): shown once a control has moved.

@@ -18,8 +18,8 @@ from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, CSS, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, styled)
+from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, slider, styled)
 
 #: The most tokens the token panel shows.
 MAX_SHOWN_VOCAB = 26
@@ -196,15 +196,12 @@ class MonteCarloExplorer(Explorer):
         self.target, self.draft = target_probs, draft_probs
         self.gamma = gamma = self.draft.shape[0]
         controls = {
-            "rule": widgets.Dropdown(options=[(label, name) for name, label in RULE_LABELS.items()], value=rule,
-                                     description="verify rule", style=LABEL_STYLE, layout=widgets.Layout(width="30em")),
-            "n": widgets.FloatLogSlider(value=n, base=10, min=2, max=6, step=0.25, description="steps n",
-                                        readout_format=",.0f", continuous_update=False, style=LABEL_STYLE,
-                                        layout=widgets.Layout(width="26em")),
-            "position": widgets.IntSlider(value=0, min=0, max=gamma, description="output position i",
-                                          style=LABEL_STYLE),
-            "seed": widgets.IntSlider(value=seed, min=0, max=SEED_SLIDER_MAX, description="seed",
-                                      continuous_update=False, style=LABEL_STYLE),
+            "rule": labelled(widgets.Dropdown, "verify rule", value=rule, layout=widgets.Layout(width="30em"),
+                             options=[(label, name) for name, label in RULE_LABELS.items()]),
+            "n": labelled(widgets.FloatLogSlider, "steps n", value=n, base=10, min=2, max=6, step=0.25,
+                          readout_format=",.0f", continuous_update=False, layout=widgets.Layout(width="26em")),
+            "position": slider("output position i", 0, (0, gamma)),
+            "seed": slider("seed", seed, (0, SEED_SLIDER_MAX), continuous_update=False),
         }
         # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
         controls["rule"].add_class(CSS["label_above"])

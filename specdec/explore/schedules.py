@@ -15,8 +15,8 @@ from .. import palette
 from ..validation import COST_SLIDER_MAX, Count, InstanceOf, OrNone, checked
 from ..theory import optimal_gamma, speedup
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, slider, styled)
 
 #: How many verify steps the left panel draws.
 SCHEDULE_STEPS = 120
@@ -144,11 +144,10 @@ class SchedulesExplorer(Explorer):
         self.fixed = sorted(comparison.fixed)
         self.alpha = min(1.0, comparison.mean_alpha)
         controls = {
-            "c": widgets.IntSlider(value=c, min=1, max=COST_SLIDER_MAX,
-                                   description="cost ratio c (target time / draft time)", style=LABEL_STYLE,
-                                   layout=widgets.Layout(width="40em")),
-            "schedule": widgets.Dropdown(options=list(runs), value=HEURISTIC, description="schedule shown",
-                                         style=LABEL_STYLE, layout=widgets.Layout(width="24em")),
+            "c": slider("cost ratio c (target time / draft time)", c, (1, COST_SLIDER_MAX),
+                        layout=widgets.Layout(width="40em")),
+            "schedule": labelled(widgets.Dropdown, "schedule shown", options=list(runs), value=HEURISTIC,
+                                 layout=widgets.Layout(width="24em")),
         }
         # Speedups grow with c: the largest c gives the end of the speedup axis, fixed once.
         fastest = max(run.speedup(COST_SLIDER_MAX) for run in runs.values())

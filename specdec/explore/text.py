@@ -26,8 +26,8 @@ from ..text.generation import Generation, speculative_generate
 from ..text.ngram import fitted_model
 from ..text.repeated_runs import runs_over_seeds
 from ..theory import speedup
-from .frame import (COMPACT_FIGURE_INCHES, LABEL_STYLE, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
-                    new_figure, panel_axes, role_patch, role_style, styled)
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+                    new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 #: Orders the sliders offer (a small draft, a larger target), and the other sliders' ranges.
 DRAFT_ORDERS = (1, 2, 3, 4)
@@ -292,24 +292,19 @@ class TextExplorer(Explorer):
         self.run = functools.lru_cache(maxsize=32)(self._run)
         self.spread = functools.lru_cache(maxsize=64)(self._spread)
         self.text_view = widgets.HTML()
-        slider = dict(style=LABEL_STYLE, continuous_update=False)
         controls = {
-            "draft_order": widgets.IntSlider(value=draft_order, min=DRAFT_ORDERS[0], max=DRAFT_ORDERS[-1],
-                                             description="draft: n-gram order", **slider),
-            "target_order": widgets.IntSlider(value=target_order, min=TARGET_ORDER_RANGE[0], max=TARGET_ORDER_RANGE[1],
-                                              description="target: n-gram order", **slider),
-            "gamma": widgets.IntSlider(value=gamma, min=GAMMA_RANGE[0], max=GAMMA_RANGE[1],
-                                       description="draft characters per step γ", **slider),
-            "temperature": widgets.FloatSlider(value=temperature, min=TEMPERATURE_RANGE[0], max=TEMPERATURE_RANGE[1],
-                                               step=0.1, readout_format=".1f", description="temperature (both models)",
-                                               **slider),
-            "seed": widgets.BoundedIntText(value=seed, min=0, max=10**9, description="random seed", style=LABEL_STYLE,
-                                           layout=widgets.Layout(width="12em")),
-            "prompt": widgets.Text(value=prompt, description="prompt", style=LABEL_STYLE, continuous_update=False,
-                                   layout=widgets.Layout(width="24em")),
-            "c": widgets.IntSlider(value=c, min=1, max=COST_SLIDER_MAX, style=LABEL_STYLE,
-                                   description="cost ratio c (target time / draft time)",
-                                   layout=widgets.Layout(width="40em")),
+            "draft_order": slider("draft: n-gram order", draft_order, (DRAFT_ORDERS[0], DRAFT_ORDERS[-1]),
+                                  continuous_update=False),
+            "target_order": slider("target: n-gram order", target_order, TARGET_ORDER_RANGE, continuous_update=False),
+            "gamma": slider("draft characters per step γ", gamma, GAMMA_RANGE, continuous_update=False),
+            "temperature": slider("temperature (both models)", temperature, TEMPERATURE_RANGE, 0.1,
+                                  readout_format=".1f", continuous_update=False),
+            "seed": labelled(widgets.BoundedIntText, "random seed", value=seed, min=0, max=10**9,
+                             layout=widgets.Layout(width="12em")),
+            "prompt": labelled(widgets.Text, "prompt", value=prompt, continuous_update=False,
+                               layout=widgets.Layout(width="24em")),
+            "c": slider("cost ratio c (target time / draft time)", c, (1, COST_SLIDER_MAX),
+                        layout=widgets.Layout(width="40em")),
             "seed_spread": widgets.Checkbox(value=bool(seed_spread), description=f"mean over {SEED_COUNT} seeds",
                                             indent=False, layout=widgets.Layout(width="auto")),
         }
