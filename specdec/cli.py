@@ -9,10 +9,9 @@ from __future__ import annotations
 import argparse
 
 from . import narrate as example_rows
-from . import validation
 from .core import expected_tokens
 from .narrate import narrate_trace
-from .validation import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB
+from .validation import DEFAULT_MAX_GAMMA, LARGEST_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB, CostRatio, Count, Probability
 from .theory import optimal_gamma, speedup
 
 
@@ -75,10 +74,10 @@ def step_options(args) -> dict:
                          + ", ".join(f"--{name}" for name in given) + "; drop them or drop --example")
     options = {name: default if getattr(args, name) is None else getattr(args, name)
                for name, default in STEP_DEFAULTS.items()}
-    validation.count(args.seed, "--seed")
-    validation.count(options["gamma"], "--gamma", maximum=MAX_GAMMA)
-    validation.count(options["vocab"], "--vocab", minimum=2, maximum=MAX_VOCAB)
-    validation.probability(options["closeness"], "--closeness")
+    Count()(args.seed, "--seed")
+    Count(0, MAX_GAMMA)(options["gamma"], "--gamma")
+    Count(2, MAX_VOCAB)(options["vocab"], "--vocab")
+    Probability()(options["closeness"], "--closeness")
     return options
 
 
@@ -111,9 +110,9 @@ def format_rows(target_probs, draft_probs, labels, widest=12) -> list[str]:
 
 
 def run_speedup(args) -> list[str]:
-    validation.probability(args.alpha, "--alpha")
-    validation.cost_ratio(args.c, "--c")
-    validation.count(args.max_gamma, "--max-gamma", minimum=1, maximum=LARGEST_MAX_GAMMA)
+    Probability()(args.alpha, "--alpha")
+    CostRatio()(args.c, "--c")
+    Count(1, LARGEST_MAX_GAMMA)(args.max_gamma, "--max-gamma")
     best, best_value = optimal_gamma(args.alpha, args.c, args.max_gamma)
     lines = [
         f"α = {args.alpha:g}, c = {args.c:g}: best γ = {best} (of 1 … {args.max_gamma}), "

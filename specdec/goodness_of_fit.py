@@ -56,7 +56,7 @@ class Significance(Constraint):
     """A significance level strictly between 0 and 1, as a float."""
 
     def __call__(self, value, name, arguments):
-        value = validation.probability(value, name)
+        value = Probability()(value, name)
         if not 0.0 < value < 1.0:
             raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
         return value

@@ -50,7 +50,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import validation
 from .validation import Constraint, CostRatio, Count, InstanceOf, OrNone, PositiveNumber, Probability, checked
 from .core import expected_tokens
 from .sampling import sample_steps
@@ -904,8 +903,8 @@ def _shape(value, name: str = "model") -> _Shape:
     if isinstance(value, Model):
         parameters = positive(value.parameters, f"{name}.parameters")
         for part in ("layers", "kv_heads", "head_dim"):
-            validation.count(getattr(value, part), f"{name}.{part}", minimum=1)
-        validation.count(value.attention_heads, f"{name}.attention_heads", minimum=0)
+            Count(1)(getattr(value, part), f"{name}.{part}")
+        Count(0)(value.attention_heads, f"{name}.attention_heads")
         return _Shape(parameters, float(value.kv_bytes_per_token), float(value.attention_flops_per_token),
                       value.vocabulary)
     return _Shape(positive(value, f"{name} (its number of parameters)"), 0.0, 0.0, "")
@@ -937,13 +936,13 @@ def _name(model) -> str:
 def _draft_context(value, context: int) -> int:
     if value is None:
         return context
-    return min(validation.count(value, "draft_context", 0, MAX_CONTEXT), context)
+    return min(Count(0, MAX_CONTEXT)(value, "draft_context"), context)
 
 
 def _batches(batches) -> list[int]:
     if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= 1_000:
         raise TypeError(f"batches must be a sequence of 1 … 1,000 batch sizes, got {batches!r}")
-    return [validation.count(b, "each of batches", 1, MAX_BATCH) for b in batches]
+    return [Count(1, MAX_BATCH)(b, "each of batches") for b in batches]
 
 
 def positive(value, name: str) -> float:

@@ -1,12 +1,9 @@
 """Argument checks, declared once at each public entry, and every limit and default of specdec.
 
-A public function says in one decorator what each argument must be, ``@checked(alpha=Probability(),
-gamma=Count(maximum=MAX_GAMMA), rng=Generator())``, and its body receives the checked, converted values.
-A constraint returns a clean value (a float array, a list of Python ints, a float) or raises a
-`ValueError` / `TypeError` naming the argument, what was wrong and what is expected, before the body
-runs: a bad call never consumes a random draw. Arrays are read with `real_array` or `integer_array`,
-never ``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates silently. A verify
-step's rows cost two reductions; the slower, precise diagnosis runs only once something is wrong.
+A public function says in one decorator what each argument must be, ``@checked(alpha=Probability(), rng=Generator())``;
+each constraint returns the clean value the body receives, or raises a `ValueError` / `TypeError` naming the argument,
+what was wrong and what is expected, before the body runs: a bad call never consumes a random draw. Arrays are read
+with `real_array` or `integer_array`, never ``np.asarray(value, dtype=float)``, which drops imaginary parts silently.
 
 >>> GAMMA_SLIDER_MAX <= TIMELINE_GAMMA_SLIDER_MAX <= DEFAULT_MAX_GAMMA <= MAX_GAMMA
 True
@@ -21,9 +18,8 @@ import numbers
 
 import numpy as np
 
-# Every limit and default, in one place: import them, never copy a number. Beyond what the math accepts, a
-# call is refused before any draw or allocation. The ..._SLIDER_... ranges are what the explorers' controls
-# offer: a control's bounds are its check, and an explorer does not check again what its sliders enforce.
+# Every limit and default, in one place: import them, never copy a number. The ..._SLIDER_... ranges are what the
+# explorers' controls offer: a control's bounds are its check, and an explorer does not check them again.
 MAX_GAMMA = 64  #: the largest draft length γ a function that builds a verify step from a size accepts
 MAX_VOCAB = 1_000_000  #: the largest vocabulary a function that builds rows from a size accepts (real: ~10⁵)
 DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_gamma`; a γ schedule's longest)
@@ -60,9 +56,8 @@ def _numpy_view(value, name: str, expected: str) -> np.ndarray:
     try:
         return np.asarray(value)
     except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers ({error})"
-        ) from None
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} that numpy cannot read as numbers "
+                        f"({error})") from None
 
 
 def real_array(value, name: str, expected: str = "an array (or list) of real numbers") -> np.ndarray:
@@ -98,12 +93,11 @@ def as_float_array(value, name: str, ndim: int) -> np.ndarray:
 
 
 def _describe_bad_entry(array: np.ndarray, name: str) -> str:
-    bad_nan = np.argwhere(np.isnan(array))
-    if len(bad_nan):
-        return f"{name} contains NaN at index {tuple(int(i) for i in bad_nan[0])}; expected finite probabilities"
-    bad_inf = np.argwhere(np.isinf(array))
-    if len(bad_inf):
-        where = tuple(int(i) for i in bad_inf[0])
+    """The first NaN of `array`, else its first infinity, else its first negative entry, in words."""
+    if len(bad := np.argwhere(np.isnan(array))):
+        return f"{name} contains NaN at index {tuple(int(i) for i in bad[0])}; expected finite probabilities"
+    if len(bad := np.argwhere(np.isinf(array))):
+        where = tuple(int(i) for i in bad[0])
         return f"{name} contains {array[where]} at index {where}; expected finite probabilities"
     where = tuple(int(i) for i in np.argwhere(array < 0)[0])
     return f"{name} contains a negative entry {array[where]!r} at index {where}; probabilities must be >= 0"
@@ -115,82 +109,20 @@ def check_distributions(array: np.ndarray, name: str) -> None:
         return
     if not np.minimum.reduce(array, axis=None) >= 0:  # also catches NaN, for which every comparison is False
         raise ValueError(_describe_bad_entry(array, name))
-    sums = np.add.reduce(array, axis=-1)
-    for row, total in enumerate(sums.tolist() if array.ndim > 1 else [float(sums)]):
+    for row, total in enumerate(np.add.reduce(np.atleast_2d(array), axis=1).tolist()):
         if not abs(total - 1.0) <= SUM_TOLERANCE:  # also catches an infinite or NaN sum
             if not math.isfinite(total):
                 raise ValueError(_describe_bad_entry(array, name))
-            if array.ndim == 1:
-                raise ValueError(f"{name} must sum to 1 (within {SUM_TOLERANCE:g}), but it sums to {total!r}")
-            raise ValueError(
-                f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}), but row {row} sums to {total!r}")
+            rule = f"sum to 1 (within {SUM_TOLERANCE:g}), but"
+            raise ValueError(f"{name} must {rule} it sums to {total!r}" if array.ndim == 1
+                             else f"each row of {name} must {rule} row {row} sums to {total!r}")
 
 
 def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
+    """Check that the arrays `first` and `second` have as many tokens (their last axis)."""
     if first.shape[-1] != second.shape[-1]:
         raise ValueError(f"{first_name} and {second_name} must be over the same vocabulary, but {first_name} has "
                          f"V = {first.shape[-1]} tokens and {second_name} has V = {second.shape[-1]}")
-
-
-def verify_rows(target_probs, draft_probs) -> tuple[np.ndarray, np.ndarray]:
-    """Check the (γ+1, V) target rows and the (γ, V) draft rows of one verify step; the common case
-    (both valid) costs two numpy reductions, the precise diagnosis runs only once something is wrong."""
-    target = as_float_array(target_probs, "target_probs", 2)
-    if isinstance(draft_probs, (list, tuple)) and len(draft_probs) == 0:
-        draft = np.empty((0, target.shape[1]))  # γ = 0: an empty list means "no draft rows" whatever V is
-    else:
-        draft = as_float_array(draft_probs, "draft_probs", 2)
-    rows, vocab = target.shape
-    if draft.shape != (rows - 1, vocab):
-        if draft.shape[0] != rows - 1:
-            raise ValueError(f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
-                             f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}")
-        if rows > 1:  # with no draft rows (γ = 0), the draft's width says nothing
-            same_vocabulary(target, "target_probs", draft, "draft_probs")
-    if rows == 1:
-        check_distributions(target, "target_probs")
-        return target, draft
-    # One stacked copy halves the number of reductions, whose fixed cost dominates at these sizes.
-    stacked = np.concatenate((target, draft))
-    lowest, sums = np.minimum.reduce(stacked, None), np.add.reduce(stacked, 1).tolist()
-    # A NaN entry makes `lowest` NaN and fails the first test; an infinite one fails a sum test.
-    if not (lowest >= 0 and max(sums) - 1.0 <= SUM_TOLERANCE and 1.0 - min(sums) <= SUM_TOLERANCE):
-        check_distributions(target, "target_probs")
-        check_distributions(draft, "draft_probs")
-    return target, draft
-
-
-def probability(value, name: str) -> float:
-    """A real number in [0, 1], as a float."""
-    value = float(_number(value, name, "a real number in [0, 1]"))
-    if not 0.0 <= value <= 1.0:  # False for NaN too
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return value
-
-
-def count(value, name: str, minimum: int = 0, maximum: int | None = None) -> int:
-    """An integer in minimum … maximum (no upper bound if `maximum` is None), as a Python int."""
-    expected = f">= {minimum:,}" if maximum is None else f"in {minimum:,} … {maximum:,}"
-    value = int(_number(value, name, f"an integer {expected}", numbers.Integral))
-    if value < minimum or (maximum is not None and value > maximum):
-        raise ValueError(f"{name} must be an integer {expected}, got {value:,}")
-    return value
-
-
-def cost_ratio(value, name: str = "c") -> float:
-    """c, the time of a target pass over a draft pass, as a float > 0 (``math.inf``: a free draft)."""
-    value = float(_number(value, name, "a positive number"))
-    if not value > 0:
-        raise ValueError(f"{name} must be > 0 (the time of one target pass divided by one draft pass), got {value!r}")
-    return value
-
-
-def positive_number(value, name: str, meaning: str) -> float:
-    """A finite real number > 0, as a float; `meaning` says in any error what the parameter is."""
-    value = float(_number(value, name, f"a finite number > 0 ({meaning})"))
-    if not (value > 0 and math.isfinite(value)):  # False for NaN too
-        raise ValueError(f"{name} must be a finite number > 0 ({meaning}), got {value!r}")
-    return value
 
 
 def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
@@ -203,14 +135,14 @@ def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
     Traceback (most recent call last):
     TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
     """
-    shape = "a 1-D array" if ndim == 1 else f"a {ndim}-D array"
-    array = _numpy_view(value, name, f"{shape} of integer {what}")
+    expected = f"{'a 1-D array' if ndim == 1 else f'a {ndim}-D array'} of integer {what}"
+    array = _numpy_view(value, name, expected)
     if array.ndim != ndim:
-        raise ValueError(f"{name} must be {shape} of integer {what}, got an array of shape {array.shape}")
+        raise ValueError(f"{name} must be {expected}, got an array of shape {array.shape}")
     if array.size == 0:
         return array.astype(np.int64)
     if not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"{name} must be {shape} of integer {what}, got {array.dtype} entries (such as "
+        raise TypeError(f"{name} must be {expected}, got {array.dtype} entries (such as "
                         f"{array.ravel()[:1].tolist()[0]!r}) of shape {array.shape}")
     return array
 
@@ -221,9 +153,8 @@ def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: s
     if array.size == 0 or (array.min() >= low and array.max() <= high):
         return
     bad = np.argwhere((array < low) | (array > high))[0]
-    where = ", ".join(str(int(i)) for i in bad)
-    raise ValueError(
-        f"{name}[{where}] = {int(array[tuple(bad)])} is out of range: {what} must be in {low:,} … {high:,}")
+    raise ValueError(f"{name}[{', '.join(str(int(i)) for i in bad)}] = {int(array[tuple(bad)])} is out of range: "
+                     f"{what} must be in {low:,} … {high:,}")
 
 
 # Declared checks: the constraints, and `checked`, which runs them. ----------------------------------
@@ -233,9 +164,8 @@ class Constraint:
     """What one argument must be: ``constraint(value, name, arguments)`` checks `value` and returns it
     converted. `name` is the parameter's, for the message; `arguments` maps every parameter to its
     value, those declared before this one already converted ("over the same vocabulary as target").
+    Outside `checked`, a constraint that reads no other argument is called as ``Count(1)(value, name)``.
     """
-    def __call__(self, value, name: str, arguments: dict):
-        raise NotImplementedError
 
     @staticmethod
     def bound(limit, arguments: dict):
@@ -245,13 +175,16 @@ class Constraint:
 
 class Probability(Constraint):
     """A real number in [0, 1], as a float."""
-    def __call__(self, value, name, arguments):
-        return probability(value, name)
+    def __call__(self, value, name, arguments=None):
+        value = float(_number(value, name, "a real number in [0, 1]"))
+        if not 0.0 <= value <= 1.0:  # False for NaN too
+            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        return value
 
 
 class PositiveFraction(Probability):
     """A real number in (0, 1], as a float."""
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         if (value := super().__call__(value, name, arguments)) == 0.0:
             raise ValueError(f"{name} must be in (0, 1], got 0.0")
         return value
@@ -263,21 +196,26 @@ class Count(Constraint):
     def __init__(self, minimum=0, maximum=None):
         self.minimum, self.maximum = minimum, maximum
 
-    def __call__(self, value, name, arguments):
-        return count(value, name, self.bound(self.minimum, arguments), self.bound(self.maximum, arguments))
+    def __call__(self, value, name, arguments=None):
+        minimum, maximum = self.bound(self.minimum, arguments), self.bound(self.maximum, arguments)
+        expected = f">= {minimum:,}" if maximum is None else f"in {minimum:,} … {maximum:,}"
+        value = int(_number(value, name, f"an integer {expected}", numbers.Integral))
+        if value < minimum or (maximum is not None and value > maximum):
+            raise ValueError(f"{name} must be an integer {expected}, got {value:,}")
+        return value
 
 
 class Between(Constraint):
     """A real number in low … high (a float slider's range), as a float; `unit` follows the bounds in a message.
 
-    >>> Between(0, 3, " ms")(3.5, "pass_time", {})
+    >>> Between(0, 3, " ms")(3.5, "pass_time")
     Traceback (most recent call last):
     ValueError: pass_time must be in 0 … 3 ms (the slider's range), got 3.5
     """
     def __init__(self, low: float, high: float, unit: str = ""):
         self.low, self.high, self.unit = low, high, unit
 
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         span = f"{self.low:g} … {self.high:g}{self.unit}"
         if not self.low <= _number(value, name, f"a number in {span}") <= self.high:  # False for NaN too
             raise ValueError(f"{name} must be in {span} (the slider's range), got {value!r}")
@@ -285,9 +223,13 @@ class Between(Constraint):
 
 
 class CostRatio(Constraint):
-    """c, the time of one target pass over one draft pass: a number > 0 (``math.inf``: a free draft)."""
-    def __call__(self, value, name, arguments):
-        return cost_ratio(value, name)
+    """c, the time of one target pass over one draft pass: a number > 0 (``math.inf``: a free draft), as a float."""
+    def __call__(self, value, name, arguments=None):
+        value = float(_number(value, name, "a positive number"))
+        if not value > 0:  # False for NaN too
+            raise ValueError(f"{name} must be > 0 (the time of one target pass divided by one draft pass), "
+                             f"got {value!r}")
+        return value
 
 
 class PositiveNumber(Constraint):
@@ -295,62 +237,80 @@ class PositiveNumber(Constraint):
     def __init__(self, meaning: str):
         self.meaning = meaning
 
-    def __call__(self, value, name, arguments):
-        return positive_number(value, name, self.meaning)
+    def __call__(self, value, name, arguments=None):
+        value = float(_number(value, name, f"a finite number > 0 ({self.meaning})"))
+        if not (value > 0 and math.isfinite(value)):  # False for NaN too
+            raise ValueError(f"{name} must be a finite number > 0 ({self.meaning}), got {value!r}")
+        return value
 
 
 class Distribution(Constraint):
     """A 1-D probability vector, as a float array; with `like`, over the same vocabulary as that argument."""
+    ndim = 1
+
     def __init__(self, like: str | None = None):
         self.like = like
 
-    def __call__(self, value, name, arguments):
-        array = as_float_array(value, name, 1)
+    def __call__(self, value, name, arguments=None):
+        if self.ndim == 2 and isinstance(value, (list, tuple)) and len(value) == 0:
+            return np.empty((0, 0))
+        array = as_float_array(value, name, self.ndim)
         check_distributions(array, name)
         if self.like is not None:
             same_vocabulary(arguments[self.like], self.like, array, name)
         return array
 
 
-class DistributionRows(Constraint):
+class DistributionRows(Distribution):
     """A 2-D float array whose rows are probability vectors; an empty list or tuple is no rows."""
-    def __call__(self, value, name, arguments):
-        if isinstance(value, (list, tuple)) and len(value) == 0:
-            return np.empty((0, 0))
-        array = as_float_array(value, name, 2)
-        check_distributions(array, name)
-        return array
+    ndim = 2
 
 
 class StepRows(Constraint):
     """The (γ+1, V) target rows and the (γ, V) draft rows of one verify step, checked together: given to
-    `checked` by position, its ``update(arguments)`` replaces both values in `arguments` by checked ones."""
+    `checked` by position, its ``update(arguments)`` replaces both values in `arguments` by checked ones.
+    Valid rows cost two numpy reductions; the precise diagnosis runs only once something is wrong."""
     def __init__(self, target: str, draft: str):
         self.target, self.draft = target, draft
 
     def update(self, arguments):
-        arguments[self.target], arguments[self.draft] = verify_rows(arguments[self.target], arguments[self.draft])
+        target, draft = as_float_array(arguments[self.target], "target_probs", 2), arguments[self.draft]
+        if isinstance(draft, (list, tuple)) and len(draft) == 0:
+            draft = np.empty((0, target.shape[1]))  # γ = 0: an empty list means "no draft rows" whatever V is
+        else:
+            draft = as_float_array(draft, "draft_probs", 2)
+        rows, vocab = target.shape
+        if draft.shape[0] != rows - 1:
+            raise ValueError(f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
+                             f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}")
+        if rows > 1 and draft.shape[1] != vocab:  # with no draft rows (γ = 0), the draft's width says nothing
+            same_vocabulary(target, "target_probs", draft, "draft_probs")
+        if rows == 1:
+            check_distributions(target, "target_probs")
+        else:  # one stacked copy halves the number of reductions, whose fixed cost dominates at these sizes
+            stacked = np.concatenate((target, draft))
+            lowest, sums = np.minimum.reduce(stacked, None), np.add.reduce(stacked, 1).tolist()
+            # A NaN entry makes `lowest` NaN and fails the first test; an infinite one fails a sum test.
+            if not (lowest >= 0 and max(sums) - 1.0 <= SUM_TOLERANCE and 1.0 - min(sums) <= SUM_TOLERANCE):
+                check_distributions(target, "target_probs")
+                check_distributions(draft, "draft_probs")
+        arguments[self.target], arguments[self.draft] = target, draft
 
 
 class DraftTokens(Constraint):
-    """One token id per row of the draft rows argument `rows`, each with q(x) > 0, as Python ints."""
-    def __init__(self, rows: str = "draft_probs"):
-        self.rows = rows
-
+    """One token id per row of the checked draft rows ``arguments["draft_probs"]``, each with q(x) > 0, as ints."""
     def __call__(self, value, name, arguments):
         if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
             raise TypeError(f"draft_tokens must be a 1-D sequence of token ids (ints), got {type(value).__name__}")
         tokens = value.tolist() if isinstance(value, np.ndarray) else list(value)
-        draft = arguments[self.rows]
+        draft = arguments["draft_probs"]
         rows, vocab_size = draft.shape
         if len(tokens) != rows:
             raise ValueError(f"draft_tokens must hold one token per draft row: expected {rows}, got {len(tokens)}")
         for position, token in enumerate(tokens):
             if type(token) is not int:  # the common case skips the slower abstract-class checks
-                if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
-                    raise TypeError(f"draft_tokens[{position}] must be an integer token id, got {token!r} of type "
-                                    f"{type(token).__name__}")
-                tokens[position] = token = int(token)
+                tokens[position] = token = int(_number(token, f"draft_tokens[{position}]", "an integer token id",
+                                                       numbers.Integral))
             if not 0 <= token < vocab_size:
                 raise ValueError(f"draft_tokens[{position}] = {token} is out of range: token ids must be in "
                                  f"0 … {vocab_size - 1} (V = {vocab_size})")
@@ -363,7 +323,7 @@ class DraftTokens(Constraint):
 
 class Generator(Constraint):
     """A numpy.random.Generator (not a seed, not a RandomState)."""
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         if isinstance(value, np.random.Generator):
             return value
         seed_like = isinstance(value, (numbers.Integral, np.random.RandomState)) or value is None
@@ -373,12 +333,11 @@ class Generator(Constraint):
 
 class Rates(Constraint):
     """A 1-D sequence of acceptance rates, each in [0, 1], as a float array."""
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         values = real_array(value, name, "a 1-D sequence of acceptance rates")
         if values.ndim != 1:
             raise ValueError(f"{name} must be 1-D (one acceptance rate per entry), got shape {values.shape}")
-        outside = ~((values >= 0) & (values <= 1))  # NaN counts as outside
-        if outside.any():
+        if (outside := ~((values >= 0) & (values <= 1))).any():  # NaN counts as outside
             index = int(np.argmax(outside))
             raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
         return values
@@ -390,7 +349,7 @@ class Integers(Constraint):
     def __init__(self, what: str, ndim: int = 1, low=None, high=None, within: str | None = None):
         self.what, self.ndim, self.low, self.high, self.within = what, ndim, low, high, within or what
 
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         array = integer_array(value, name, self.ndim, self.what)
         if self.low is not None:
             low, high = self.bound(self.low, arguments), self.bound(self.high, arguments)
@@ -403,7 +362,7 @@ class OneOf(Constraint):
     def __init__(self, *choices):
         self.choices = choices
 
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         if any(type(value) is type(choice) and value == choice for choice in self.choices):
             return value
         raise ValueError(f"{name} must be one of {', '.join(repr(choice) for choice in self.choices)}; got {value!r}")
@@ -414,7 +373,7 @@ class InstanceOf(Constraint):
     def __init__(self, kind, what: str):
         self.kind, self.what = kind, what
 
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         if not isinstance(value, self.kind):
             raise TypeError(f"{name} must be {self.what}, got {type(value).__name__}")
         return value
@@ -425,7 +384,7 @@ class OrNone(Constraint):
     def __init__(self, constraint):
         self.constraint = constraint
 
-    def __call__(self, value, name, arguments):
+    def __call__(self, value, name, arguments=None):
         return None if value is None else self.constraint(value, name, arguments)
 
 
@@ -446,13 +405,10 @@ def checked(*joint, **named):
     Traceback (most recent call last):
     ValueError: gamma must be an integer in 0 … 64, got 65
     """
-    steps = [(None, constraint) for constraint in joint] + list(named.items())  # None: several parameters
-
     def decorate(function):
         signature = inspect.signature(function)
         parameters = tuple(signature.parameters)
-        unknown = sorted(set(named) - set(parameters))
-        if unknown:
+        if unknown := sorted(set(named) - set(parameters)):
             raise TypeError(f"@checked names {unknown}, which {function.__qualname__} has no parameter for")
         plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
         arity = len(parameters) if plain else -1
@@ -465,11 +421,10 @@ def checked(*joint, **named):
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 arguments = bound.arguments
-            for name, constraint in steps:
-                if name is None:
-                    constraint.update(arguments)
-                else:
-                    arguments[name] = constraint(arguments[name], name, arguments)
+            for constraint in joint:
+                constraint.update(arguments)
+            for name, constraint in named.items():
+                arguments[name] = constraint(arguments[name], name, arguments)
             if plain:  # `arguments` holds every parameter, in the order of the signature
                 return function(*arguments.values())
             return function(*bound.args, **bound.kwargs)

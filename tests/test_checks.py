@@ -211,9 +211,9 @@ def test_integers_in_range_names_the_first_entry_outside():
                                           (1j, TypeError)])
 def test_positive_number_says_what_the_parameter_is(value, error):
     with pytest.raises(error) as raised:
-        validation.positive_number(value, "spread", "the standard deviation of the logits")
+        validation.PositiveNumber("the standard deviation of the logits")(value, "spread")
     assert "spread must be a finite number > 0 (the standard deviation of the logits)" in str(raised.value)
-    assert validation.positive_number(np.float32(0.5), "spread", "…") == 0.5
+    assert validation.PositiveNumber("…")(np.float32(0.5), "spread") == 0.5
 
 
 # Declared checks: the `checked` decorator. ----------------------------------------------------------

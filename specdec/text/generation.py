@@ -36,9 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import validation
 from ..core import sample_draft, trace_step
-from ..validation import MAX_GAMMA, Constraint, CostRatio, Count, Generator, InstanceOf, checked
+from ..validation import MAX_GAMMA, Constraint, CostRatio, Count, Generator, InstanceOf, Probability, checked
 from ..theory import acceptance_rates
 
 #: One letter per origin, for printing a generation as two aligned lines of plain text.
@@ -148,13 +147,13 @@ class Generation:
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
         counts = {
-            name: validation.count(getattr(self, name), name) for name in ("target_calls", "draft_calls", "discarded")
+            name: Count()(getattr(self, name), name) for name in ("target_calls", "draft_calls", "discarded")
         }
-        gamma = None if self.gamma is None else validation.count(self.gamma, "gamma")
+        gamma = None if self.gamma is None else Count()(self.gamma, "gamma")
         origins = _tuple_of(self.origins, "origins")
-        steps = tuple(validation.count(step, f"tokens_per_step[{i}]", minimum=1)
+        steps = tuple(Count(1)(step, f"tokens_per_step[{i}]")
                       for i, step in enumerate(_tuple_of(self.tokens_per_step, "tokens_per_step")))
-        rates = tuple(validation.probability(rate, f"visited_acceptance_rates[{i}]")
+        rates = tuple(Probability()(rate, f"visited_acceptance_rates[{i}]")
                       for i, rate in enumerate(_tuple_of(self.visited_acceptance_rates, "visited_acceptance_rates")))
         accepted = _tuple_of(self.visited_accepted, "visited_accepted")
         for i, origin in enumerate(origins):
