@@ -72,7 +72,7 @@ class CategoryCounts(Constraint):
 
     def __call__(self, value, name, arguments):
         law = arguments["expected"]
-        observed = validation.integer_array(value, name, 1, "counts (one per category)")
+        observed = Integers("counts (one per category)")(value, name)
         if observed.shape != law.shape:
             raise ValueError(f"{name} must have one entry per category ({law.size}), got shape {observed.shape}")
         validation.integers_in_range(
@@ -92,7 +92,7 @@ class SampleSizes(Constraint):
 
     def __call__(self, value, name, arguments):
         samples = arguments["samples"]
-        sizes = validation.integer_array(value, name, 1, "sample counts")
+        sizes = Integers("sample counts")(value, name)
         if sizes.size > MAX_SIZES:
             raise ValueError(f"{name} must hold at most {MAX_SIZES:,} sample counts (MAX_SIZES), got {sizes.size:,}")
         if samples.size == 0 and sizes.size:
@@ -142,8 +142,8 @@ class StepSamples(Constraint):
 
     def update(self, arguments):
         positions, vocab = arguments["target_probs"].shape
-        token_array = validation.integer_array(arguments["tokens"], "tokens", 2, "token ids (padded with -1)")
-        count_array = validation.integer_array(arguments["counts"], "counts", 1, "token counts (one per step)")
+        token_array = Integers("token ids (padded with -1)", 2)(arguments["tokens"], "tokens")
+        count_array = Integers("token counts (one per step)")(arguments["counts"], "counts")
         if token_array.shape[1] != positions:
             raise ValueError(
                 f"tokens must have γ+1 = {positions} columns (one per position a step can reach), got shape "

@@ -3,7 +3,7 @@
 A public function says in one decorator what each argument must be, ``@checked(alpha=Probability(), rng=Generator())``;
 each constraint returns the clean value the body receives, or raises a `ValueError` / `TypeError` naming the argument,
 what was wrong and what is expected, before the body runs: a bad call never consumes a random draw. Arrays are read
-with `real_array` or `integer_array`, never ``np.asarray(value, dtype=float)``, which drops imaginary parts silently.
+with `real_array` or `Integers`, never ``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates.
 
 >>> GAMMA_SLIDER_MAX <= TIMELINE_GAMMA_SLIDER_MAX <= DEFAULT_MAX_GAMMA <= MAX_GAMMA
 True
@@ -125,28 +125,6 @@ def same_vocabulary(first: np.ndarray, first_name: str, second: np.ndarray, seco
                          f"V = {first.shape[-1]} tokens and {second_name} has V = {second.shape[-1]}")
 
 
-def integer_array(value, name: str, ndim: int, what: str) -> np.ndarray:
-    """`value` as a numpy integer array with `ndim` dimensions (an empty one becomes int64).
-
-    Floats (even whole ones), booleans, complex numbers and ints too large for 64 bits are refused:
-    a float token or count is a sign of a mix-up. `what` names the entries ("token ids", …).
-
-    >>> integer_array([2, 1.7], "ids", 1, "token ids")
-    Traceback (most recent call last):
-    TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
-    """
-    expected = f"{'a 1-D array' if ndim == 1 else f'a {ndim}-D array'} of integer {what}"
-    array = _numpy_view(value, name, expected)
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must be {expected}, got an array of shape {array.shape}")
-    if array.size == 0:
-        return array.astype(np.int64)
-    if not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"{name} must be {expected}, got {array.dtype} entries (such as "
-                        f"{array.ravel()[:1].tolist()[0]!r}) of shape {array.shape}")
-    return array
-
-
 def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: str) -> None:
     """Check that every entry of the integer array `array` lies in low … high; name the first that does not
     ("samples[1] = 4 is out of range: categories must be in 0 … 2")."""
@@ -161,10 +139,10 @@ def integers_in_range(array: np.ndarray, name: str, low: int, high: int, what: s
 
 
 class Constraint:
-    """What one argument must be: ``constraint(value, name, arguments)`` checks `value` and returns it
-    converted. `name` is the parameter's, for the message; `arguments` maps every parameter to its
-    value, those declared before this one already converted ("over the same vocabulary as target").
-    Outside `checked`, a constraint that reads no other argument is called as ``Count(1)(value, name)``.
+    """What one argument must be: ``constraint(value, name, arguments)`` returns `value` checked and converted.
+
+    `name` is the parameter's, for the message; `arguments` maps every parameter to its value, those declared before
+    this one already converted ("over the same vocabulary as target"). Outside `checked`: ``Count(1)(value, name)``.
     """
 
     @staticmethod
@@ -277,8 +255,7 @@ class StepRows(Constraint):
         target, draft = as_float_array(arguments[self.target], "target_probs", 2), arguments[self.draft]
         if isinstance(draft, (list, tuple)) and len(draft) == 0:
             draft = np.empty((0, target.shape[1]))  # γ = 0: an empty list means "no draft rows" whatever V is
-        else:
-            draft = as_float_array(draft, "draft_probs", 2)
+        draft = as_float_array(draft, "draft_probs", 2)
         rows, vocab = target.shape
         if draft.shape[0] != rows - 1:
             raise ValueError(f"target_probs must have one row more than draft_probs (γ+1 rows against γ), but "
@@ -344,13 +321,28 @@ class Rates(Constraint):
 
 
 class Integers(Constraint):
-    """An integer array with `ndim` dimensions; with bounds, every entry in low … high. `what` names the
-    entries in a message ("token ids"), `within` in the out-of-range message (default `what`)."""
+    """An integer array with `ndim` dimensions (an empty one becomes int64); with bounds, every entry in low … high.
+
+    Floats (even whole ones), booleans, complex numbers and ints too large for 64 bits are refused: a float token or
+    count is a sign of a mix-up. `what` names the entries ("token ids"), `within` in the out-of-range message.
+
+    >>> Integers("token ids")([2, 1.7], "ids")
+    Traceback (most recent call last):
+    TypeError: ids must be a 1-D array of integer token ids, got float64 entries (such as 2.0) of shape (2,)
+    """
     def __init__(self, what: str, ndim: int = 1, low=None, high=None, within: str | None = None):
         self.what, self.ndim, self.low, self.high, self.within = what, ndim, low, high, within or what
 
     def __call__(self, value, name, arguments=None):
-        array = integer_array(value, name, self.ndim, self.what)
+        expected = f"{'a 1-D array' if self.ndim == 1 else f'a {self.ndim}-D array'} of integer {self.what}"
+        array = _numpy_view(value, name, expected)
+        if array.ndim != self.ndim:
+            raise ValueError(f"{name} must be {expected}, got an array of shape {array.shape}")
+        if array.size == 0:
+            return array.astype(np.int64)
+        if not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"{name} must be {expected}, got {array.dtype} entries (such as "
+                            f"{array.ravel()[:1].tolist()[0]!r}) of shape {array.shape}")
         if self.low is not None:
             low, high = self.bound(self.low, arguments), self.bound(self.high, arguments)
             integers_in_range(array, name, low, high, self.within)
@@ -391,10 +383,9 @@ class OrNone(Constraint):
 def checked(*joint, **named):
     """Declare what each argument of a function must be; the decorated function checks them first.
 
-    `named` maps a parameter to its constraint; each of `joint` checks several parameters together
-    (like `StepRows`) through its method ``update(arguments)``. The constraints run in the order
-    given, before the body, so a bad call makes no random draw; each returns the value the body
-    receives. Parameters not named are passed as they are; inputs are never modified.
+    `named` maps a parameter to its constraint; each of `joint` checks several parameters together (like `StepRows`)
+    through its method ``update(arguments)``. They run in the order given, `joint` first, before the body: a bad call
+    makes no random draw. Each returns the value the body receives; others pass as they are; inputs are never modified.
 
     >>> @checked(alpha=Probability(), gamma=Count(maximum=64))
     ... def power(alpha, gamma):

@@ -183,18 +183,18 @@ def test_real_array_converts_every_real_kind_and_copies_nothing_it_need_not():
         ("12", 1, TypeError, ["str"]),
     ],
 )
-def test_integer_array_refuses_anything_but_integers(value, ndim, error, words):
+def test_integers_refuses_anything_but_integers(value, ndim, error, words):
     with pytest.raises(error) as raised:
-        validation.integer_array(value, "ids", ndim, "token ids")
+        validation.Integers("token ids", ndim)(value, "ids")
     for word in words:
         assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
 
 
-def test_integer_array_keeps_integer_arrays_and_types_empty_ones():
+def test_integers_keeps_integer_arrays_and_types_empty_ones():
     ids = np.array([3, 1], dtype=np.int32)
-    assert validation.integer_array(ids, "ids", 1, "token ids") is ids
-    assert validation.integer_array([], "ids", 1, "token ids").dtype == np.int64
-    assert validation.integer_array(np.zeros((0, 3)), "ids", 2, "token ids").shape == (0, 3)
+    assert validation.Integers("token ids")(ids, "ids") is ids
+    assert validation.Integers("token ids")([], "ids").dtype == np.int64
+    assert validation.Integers("token ids", 2)(np.zeros((0, 3)), "ids").shape == (0, 3)
 
 
 def test_integers_in_range_names_the_first_entry_outside():

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation
-from ..validation import Constraint, Count, PositiveNumber, checked
+from ..validation import Constraint, Count, Integers, PositiveNumber, checked
 from . import disk_cache
 
 #: The symbol that stands for any character the model did not see when it was fitted.
@@ -336,7 +336,7 @@ class NGramModel:
         'cab'
         """
         vocab = self._fitted_vocab()
-        values = validation.integer_array(ids, "ids", 1, "token ids")
+        values = Integers("token ids")(ids, "ids")
         size = len(vocab)
         validation.integers_in_range(values, "ids", 0, size - 1, f"the ids of this model's {size} symbols")
         return "".join([vocab[i] for i in values.tolist()])
