@@ -1,15 +1,14 @@
 """One verify step of speculative decoding, revealed one random draw at a time.
 
-The explorer decides nothing itself: `specdec.narrate.seeded_step` makes and records the step from the
-seed (the recipe is written out there), `specdec.narrate.frame_at` says what the first k draws reveal,
-and the explorer only chooses k. So its tokens at the end are what `speculative_step` returns for the
-same seed. What is simplified: the rows are random Dirichlet draws, not two language models' outputs.
+The explorer decides nothing itself: `specdec.narrate.seeded_step` makes and records the step from the seed (the
+recipe is written out there), `specdec.narrate.frame_at` says what the first k draws reveal, and the explorer only
+chooses k. So its tokens at the end are what `speculative_step` returns for the same seed. What is simplified: the
+rows are random Dirichlet draws, not two language models' outputs.
 
-The figure's four panels: (1) the rows pᵢ and qᵢ at the position under test, xᵢ marked; (2) the test on
-a number line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace recorded it, the reject zone,
-and the uniform draw u; (3) what the step's last token is drawn from: the residual rᵢ after a rejection,
-or the target's extra row p_γ (the bonus); (4) the draft proposals with their verdicts, and the output,
-each token coloured by where it came from.
+The figure's four panels: (1) the rows pᵢ and qᵢ at the position under test, xᵢ marked; (2) the test on a number
+line: the accept zone [0, min(1, pᵢ(xᵢ)/qᵢ(xᵢ))) as the trace recorded it, the reject zone, and the uniform draw u;
+(3) what the step's last token is drawn from: the residual rᵢ after a rejection, or the target's extra row p_γ (the
+bonus); (4) the draft proposals with their verdicts, and the output, each token coloured by where it came from.
 """
 
 from __future__ import annotations
@@ -42,11 +41,18 @@ ROW_SOURCES = {
 }
 PLAY_SECONDS = 1.5  #: seconds between two draws while "▶ play" runs
 PLAY, STOP = "▶ play", "■ stop"  #: the play button's text: what a press does
-#: A mark after a draft proposal's label, for each verdict; the fewest positions the sequence panel shows.
-VERDICT_MARKS = {"accepted": " ✓", "rejected": " ✗", "pending": "", "discarded": ""}
-MIN_SLOTS = 4
+ORIGINS = ("accepted", "resampled", "bonus")  #: where an output token comes from (`StepTrace.origins`)
+#: A draft proposal's tile, by its verdict: its colour, its outline's style, its name's opacity, the mark after it.
+DRAFT_TILES = {"pending": (palette.DRAFT, "--", 1.0, ""), "accepted": (palette.ACCEPTED, "-", 1.0, " ✓"),
+               "rejected": (palette.RESAMPLED, "-", 1.0, " ✗"), "discarded": (palette.NEUTRAL, "--", 0.6, "")}
+#: The test panel's verdict (its right title), and its colour.
+TEST_VERDICTS = {"no test": palette.NEUTRAL, "u not drawn": palette.NEUTRAL, "accepted ✓": palette.ACCEPTED,
+                 "tests done ✓": palette.ACCEPTED, "rejected ✗": palette.RESAMPLED}
+MIN_SLOTS = 4  #: the fewest positions the sequence panel shows
 _TEST_LINE_TOP = 0.86  # where the threshold and u lines end; the threshold's label sits above
-CHIP_TEXT_COLOUR = palette.HIGHLIGHT  #: an output chip's letter: black contrasts more than white with every origin
+#: The test panel's two zones: the colours of the outcomes they lead to, seen through.
+_ZONES = {name: {**role_style(name), "edgecolor": palette.ROLES[name].colour, "alpha": alpha}
+          for name, alpha in (("accept zone", 0.35), ("reject zone", 0.2))}
 
 
 class _Bars:
@@ -66,6 +72,26 @@ class _Bars:
                                             ((left, bottom), (left, tops), (right, tops), (right, bottom))], axis=1))
 
 
+def _mark_entry(label: str) -> Line2D:
+    """The legend entry of the ▼ that marks a token."""
+    return Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none", markersize=9, label=label)
+
+
+def _test_entries() -> list:
+    """The legend entries of the test panel: its two zones and u."""
+    return [*(role_patch(name, **style) for name, style in _ZONES.items()),
+            Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", marker="^", label="u")]
+
+
+def _show_note(note, message: str) -> None:
+    note.set(text=message, visible=bool(message))
+
+
+def _beside(x: float, gap: float) -> tuple[float, str]:
+    """Where the label of a line at `x` in [0, 1] goes, `gap` away on the roomier side, and its alignment."""
+    return (x + gap, "left") if x < 0.5 else (x - gap, "right")
+
+
 class VerifyStepFigure(Picture):
     """One figure for a verify step, redrawn in place by `update` for each revealed draw.
 
@@ -81,13 +107,10 @@ class VerifyStepFigure(Picture):
     """
 
     def __init__(self, max_gamma: int = GAMMA_SLIDER_MAX, width: float = 7.8, height: float = 6.4):
-        self.max_gamma = max_gamma
-        self.short = compact()  # the compact layout's smaller figure: shorter titles, clear of the right ones
+        self.max_gamma, self.short = max_gamma, compact()  # short: the compact layout's titles, one legend for all
         with styled():
             self.figure = new_figure(width, height, compact_size=COMPACT_FIGURE_INCHES)
-            if self.short:
-                # The compact box is squarer and its text larger: the rows and the draw beside the test
-                # and one legend, the tokens across the bottom.
+            if self.short:  # squarer, larger text: the rows and the draw beside the test and the legend, tokens below
                 grid = self.figure.add_gridspec(3, 2, height_ratios=[1.2, 1.2, 1.15])
                 cells = (grid[0, 0], grid[0, 1], grid[1, 0], grid[2, :])
                 self.legend_axes = self.figure.add_subplot(grid[1, 1])
@@ -98,85 +121,63 @@ class VerifyStepFigure(Picture):
             self.rows_axes, self.test_axes = self.figure.add_subplot(cells[0]), self.figure.add_subplot(cells[1])
             self.draw_axes = self.figure.add_subplot(cells[2], sharex=self.rows_axes)
             self.sequence_axes = self.figure.add_subplot(cells[3])
-            self._legend_handles = {}
             changing = [*self._make_rows_panel(), *self._make_test_panel(), *self._make_draw_panel(),
                         *self._make_sequence_panel()]
-            if self.short:  # one legend, each entry once
-                self.legend_axes.legend(handles=list(self._legend_handles.values()), loc="center", ncols=2,
-                                        borderaxespad=0, handlelength=1.5, columnspacing=0.8)
-            for axes in (self.rows_axes, self.draw_axes):
-                axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if self.short else 4, steps=[1, 2, 2.5, 5, 10]))
-                axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
-                axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25, zorder=0)
+            if self.short:
+                entries = [role_patch("target"), role_patch("draft"), _mark_entry("token marked"), *_test_entries(),
+                           *map(role_patch, ORIGINS)]
+                self.legend_axes.legend(handles=entries, loc="center", ncols=2, borderaxespad=0, handlelength=1.5,
+                                        columnspacing=0.8)
         # The bar panels' spines change with nothing, but drawn last they stay above the bars, as in a full draw.
-        spines = [spine for axes in (self.rows_axes, self.draw_axes) for spine in axes.spines.values()]
+        bar_axes = (self.rows_axes, self.draw_axes)
+        spines = [spine for axes in bar_axes for spine in axes.spines.values()]
         self.fast = FastRedraw(self.figure, changing=changing + spines, occasional=[
-            *(axis for axes in (self.rows_axes, self.draw_axes) for axis in (axes.xaxis, axes.yaxis)),
-            self.sequence_axes.xaxis])
-        self._labels = self._sequence_gamma = self._limits = None
-        self._marked_rows = self._marked_draw = None  # (token, bar height, label) of the ▼ markers
+            *(axis for axes in bar_axes for axis in (axes.xaxis, axes.yaxis)), self.sequence_axes.xaxis])
+        self._axes_view = None  # what the axes show: the token names, γ and the bar panels' tops
 
-    # ---- building ----
+    def _legend(self, axes, handles, left: float = 1.01) -> None:
+        """A legend beside `axes` (the compact figure has one legend for all the panels instead)."""
+        if not self.short:
+            axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
 
-    @staticmethod
-    def _note(axes):
+    def _note(self, axes):
+        """A boxed message in the middle of `axes`, shown while it has text (`_show_note`)."""
         return axes.text(0.5, 0.55, "", transform=axes.transAxes, ha="center", va="center", zorder=6,
                          bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.92})
 
-    def _token_marker(self, axes):
-        """A ▼ just above a bar and the token's name above it, offset in points so they never collide."""
+    def _bar_panel(self, axes, title: str, handles: list, mark_label: str) -> list:
+        """Set up a panel of bars (titles, y axis, legend); returns its ▼, the ▼'s token name (offset in points, so
+        that they never collide), its right title, which tells the state (the compact figure has no left titles:
+        its one legend says what each panel is), and its note."""
         marker = axes.add_line(Line2D([], [], marker="v", markersize=11, color=palette.HIGHLIGHT, linestyle="none",
                                       zorder=4, clip_on=False,
                                       transform=offset_copy(axes.transData, fig=self.figure, y=7, units="points")))
-        label = axes.annotate("", xy=(0, 0), xytext=(0, 14), textcoords="offset points", ha="center", va="bottom",
-                              zorder=5, fontweight="bold", annotation_clip=False)
-        return marker, label
-
-    #: The compact legend's short labels, by the ordinary one's label (entries not named are left out).
-    COMPACT_LABELS = {"target p: row pᵢ": "target p", "draft q: row qᵢ": "draft q", "accept zone": "accept zone",
-                      "reject zone": "reject zone", "u": "u", "accepted": "accepted", "resampled": "resampled",
-                      "bonus": "bonus", "drafted token xᵢ": "token marked"}
-
-    def _legend(self, axes, handles, left: float = 1.01):
-        """A legend beside `axes`; in the compact figure, its entries go to the one shared legend instead."""
-        if not self.short:
-            axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(left, 1.0), borderaxespad=0)
-            return
-        for handle in handles:
-            label = self.COMPACT_LABELS.get(handle.get_label())
-            if label is not None and label not in self._legend_handles:
-                handle.set_label(label)
-                self._legend_handles[label] = handle
-
-    def _bar_panel(self, axes, title: str, handles: list, marker_label: str):
-        """Title, y label and legend of a panel of bars; returns its right title and its note (the compact
-        figure's narrow panels show only the right title, the state: the legend says what the panel is)."""
+        name = axes.annotate("", xy=(0, 0), xytext=(0, 14), textcoords="offset points", ha="center", va="bottom",
+                             zorder=5, fontweight="bold", annotation_clip=False)
         axes.set_title("" if self.short else title, loc="left", y=1.0)
         # compact: the panel is short, the ▼ over a tall bar reaches above it; the title is set clear of it
         right_title = axes.set_title(" ", loc="right", y=1.0, pad=15 if self.short else None)
         axes.set_ylabel("probability")
-        self._legend(axes, [*handles, Line2D([], [], marker="v", color=palette.HIGHLIGHT, linestyle="none",
-                                             markersize=9, label=marker_label)])
-        return right_title, self._note(axes)
+        axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if self.short else 4, steps=[1, 2, 2.5, 5, 10]))
+        axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
+        axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25, zorder=0)
+        self._legend(axes, [*handles, _mark_entry(mark_label)])
+        return [marker, name, right_title, self._note(axes)]
 
     def _make_rows_panel(self) -> list:
         axes = self.rows_axes
         self.target_bars = _Bars(axes, -0.2, 0.38, **role_style("target"), edgecolor="none")
         self.draft_bars = _Bars(axes, 0.2, 0.38, **role_style("draft"), edgecolor="white", linewidth=0)
-        self.drafted_marker, self.drafted_text = self._token_marker(axes)
-        self.rows_title, self.rows_note = self._bar_panel(
-            axes, "target pᵢ and draft qᵢ at position i",
-            [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
+        marks = self._bar_panel(axes, "target pᵢ and draft qᵢ at position i",
+                                [role_patch("target", "row pᵢ"), role_patch("draft", "row qᵢ")], "drafted token xᵢ")
+        self.drafted_marker, self.drafted_text, self.rows_title, self.rows_note = marks
         axes.tick_params(labelbottom=False)
-        return [self.target_bars.collection, self.draft_bars.collection, self.drafted_marker, self.drafted_text,
-                self.rows_title, self.rows_note]
+        return [self.target_bars.collection, self.draft_bars.collection, *marks]
 
     def _make_test_panel(self) -> list:
         axes = self.test_axes
-        zones = {name: dict(**role_style(name), edgecolor=palette.ROLES[name].colour, alpha=alpha)
-                 for name, alpha in (("accept zone", 0.35), ("reject zone", 0.2))}
-        self.accept_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["accept zone"]))
-        self.reject_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **zones["reject zone"]))
+        self.accept_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **_ZONES["accept zone"]))
+        self.reject_zone = axes.add_patch(Rectangle((0, 0.2), 0, 0.6, zorder=2, **_ZONES["reject zone"]))
         self.threshold_line = axes.add_line(Line2D([], [], color=palette.HIGHLIGHT, linewidth=2, zorder=3))
         self.uniform_line = axes.add_line(Line2D([], [], color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--",
                                                  marker="^", markevery=[0], markersize=10, zorder=4))
@@ -184,62 +185,49 @@ class VerifyStepFigure(Picture):
         self.uniform_text = axes.text(0, 0.02, "", ha="left", va="bottom", zorder=5,
                                       bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
         axes.set(xlim=(0, 1), ylim=(0, 1.5), yticks=[], xlabel="uniform draw u on [0, 1)")
-        axes.set_title("" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))",
-                       loc="left", y=1.0)
+        axes.set_title("" if self.short else "the test: accept xᵢ if u < min(1, pᵢ(xᵢ)/qᵢ(xᵢ))", loc="left", y=1.0)
         self.test_title = axes.set_title(" ", loc="right", y=1.0, fontweight="bold")
         self.test_note = self._note(axes)
-        self._legend(axes, [role_patch("accept zone", **zones["accept zone"]),
-                            role_patch("reject zone", **zones["reject zone"]),
-                            Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", marker="^", label="u")],
-                     left=1.045)  # clear of the "1.0" tick label, which reaches past the axes' right edge
+        self._legend(axes, _test_entries(), left=1.045)  # clear of the "1.0" tick label, past the axes' right edge
         return [self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line, self.threshold_text,
                 self.uniform_text, self.test_title, self.test_note]
 
     def _make_draw_panel(self) -> list:
         axes = self.draw_axes
         self.draw_bars = _Bars(axes, 0.0, 0.7, **role_style("resampled"), edgecolor="white", linewidth=0)
-        self.drawn_marker, self.drawn_text = self._token_marker(axes)
-        self.draw_title, self.draw_note = self._bar_panel(
-            axes, "where the step's last token is drawn from",
-            [role_patch("resampled", "from the\nresidual rᵢ"), role_patch("bonus", "from the\nlast row pᵧ")],
-            "token drawn")
+        marks = self._bar_panel(axes, "where the step's last token is drawn from",
+                                [role_patch("resampled", "from the\nresidual rᵢ"),
+                                 role_patch("bonus", "from the\nlast row pᵧ")], "token drawn")
+        self.drawn_marker, self.drawn_text, self.draw_title, self.draw_note = marks
         axes.set_xlabel("token")
-        return [self.draw_bars.collection, self.drawn_marker, self.drawn_text, self.draw_title, self.draw_note]
+        return [self.draw_bars.collection, *marks]
+
+    def _tiles(self, row: int, count: int) -> tuple[list, list]:
+        """`count` token tiles along `row` of the sequence panel: their boxes and their names."""
+        half = 0.43 if self.short else 0.36  # the compact text is larger against the tile: taller tiles
+        boxes = [self.sequence_axes.add_patch(Rectangle((index - 0.42, row - half), 0.84, 2 * half, zorder=2,
+                                                        linewidth=1.8)) for index in range(count)]
+        texts = [self.sequence_axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold",
+                                         fontsize=9 if self.short else None)  # nine tiles across the compact figure
+                 for index in range(count)]
+        return boxes, texts
 
     def _make_sequence_panel(self) -> list:
         axes = self.sequence_axes
-        self.draft_boxes, self.draft_texts, self.output_boxes, self.output_texts = [], [], [], []
-        for index in range(self.max_gamma + 1):
-            for row, boxes, texts in ((1, self.draft_boxes, self.draft_texts), (0, self.output_boxes, self.output_texts)):
-                if row == 1 and index == self.max_gamma:
-                    continue
-                half = 0.43 if self.short else 0.36  # the compact text is larger against the tile: taller tiles
-                boxes.append(axes.add_patch(Rectangle((index - 0.42, row - half), 0.84, 2 * half, zorder=2,
-                                                      linewidth=1.8)))
-                texts.append(axes.text(index, row, "", ha="center", va="center", zorder=3, fontweight="bold",
-                                       fontsize=9 if self.short else None))  # nine tiles across the compact figure
+        self.draft_boxes, self.draft_texts = self._tiles(1, self.max_gamma)
+        self.output_boxes, self.output_texts = self._tiles(0, self.max_gamma + 1)
         self.focus_marker = axes.add_line(Line2D([], [], marker="v", markersize=10, color=palette.HIGHLIGHT,
                                                  linestyle="none", zorder=4, clip_on=False))
-        self._set_sequence_positions(self.max_gamma)
         axes.set(ylim=(-0.55, 1.7), xlabel="position in the step")
         axes.set_yticks([0, 1], ["output", "draft"])
         axes.set_title("tokens" if self.short else "draft proposals and output", loc="left", y=1.0)
         self.sequence_title = axes.set_title(" ", loc="right", y=1.0)
         for side in ("top", "right", "left"):
             axes.spines[side].set_visible(False)
-        self._legend(axes, [*(role_patch(origin) for origin in ("accepted", "resampled", "bonus")),
-                            Patch(facecolor="white", edgecolor=palette.DRAFT, linestyle="--",
-                                  label=palette.ROLES["draft"].labelled("proposal"))])
+        self._legend(axes, [*map(role_patch, ORIGINS), Patch(facecolor="white", edgecolor=palette.DRAFT, linestyle="--",
+                                                             label=palette.ROLES["draft"].labelled("proposal"))])
         return [*self.draft_boxes, *self.draft_texts, *self.output_boxes, *self.output_texts, self.focus_marker,
                 self.sequence_title]
-
-    def _set_sequence_positions(self, gamma: int) -> None:
-        """The sequence panel's axis shows the step's γ + 1 positions (room for at least `MIN_SLOTS`)."""
-        self.sequence_axes.set_xticks(range(gamma + 1))
-        self.sequence_axes.set_xlim(-0.6, max(gamma + 1, MIN_SLOTS) - 0.4)
-        self._sequence_gamma = gamma
-
-    # ---- drawing ----
 
     def png(self) -> bytes:
         """The figure as PNG bytes; after the first, in the compact figure, the legend's empty cell is made the
@@ -253,150 +241,115 @@ class VerifyStepFigure(Picture):
 
     def update(self, trace, frame, labels: list[str]) -> None:
         """Show `frame` (from `specdec.narrate.frame_at`) of the `StepTrace` `trace`, naming tokens with `labels`."""
-        if labels != self._labels:
-            vocab = len(labels)
-            # so that the labels stay apart (the compact panel is narrow: fewer names of two digits)
+        # One y scale for the whole step, so stepping never changes the axes; room above for the marker.
+        gamma, vocab = trace.gamma, len(labels)
+        top_rows = max(trace.target_probs[:gamma].max(), trace.draft_probs.max()) if gamma else 0.0
+        finals = [position.residual.max() for position in trace.positions if position.residual is not None]
+        top_draw = max(finals + ([trace.target_probs[gamma].max()] if trace.all_accepted else []))
+        tops = (nice_top(1.3 * float(top_rows)), nice_top(1.3 * float(top_draw)))
+        view = (tuple(labels), gamma, tops)
+        if view != self._axes_view:  # the axes change: their ticks are drawn again
+            self._axes_view = view
+            # token names that stay apart (the compact panel is narrow: fewer names of two digits)
             most = (6 if max(map(len, labels)) < 3 else 4) if self.short else 16
             ticks = list(range(0, vocab, max(1, -(-vocab // most))))
             self.draw_axes.set_xticks(ticks, [labels[i] for i in ticks])  # the rows panel shares this x axis
             self.draw_axes.set_xlim(-0.6, vocab - 0.4)
-            self._labels = list(labels)
+            self.sequence_axes.set_xticks(range(gamma + 1))  # the step's γ + 1 positions, room for `MIN_SLOTS`
+            self.sequence_axes.set_xlim(-0.6, max(gamma + 1, MIN_SLOTS) - 0.4)
+            self.rows_axes.set_ylim(0, tops[0])
+            self.draw_axes.set_ylim(0, tops[1])
             self.fast.invalidate()
-        if trace.gamma != self._sequence_gamma:
-            self._set_sequence_positions(trace.gamma)
-            self.fast.invalidate()
-        self._draw_rows(trace, frame, labels)
+        self._place_mark(self.drafted_marker, self.drafted_text, self._draw_rows(trace, frame, labels), tops[0], vocab)
         self._draw_test(trace, frame)
-        self._draw_final(trace, frame, labels)
+        self._place_mark(self.drawn_marker, self.drawn_text, self._draw_final(trace, frame, labels), tops[1], vocab)
         self._draw_sequence(trace, frame, labels)
-        # One scale for the whole step, so stepping never changes the axes; room above for the marker.
-        gamma = trace.gamma
-        top_rows = max(trace.target_probs[:gamma].max(), trace.draft_probs.max()) if gamma else 0.0
-        finals = [position.residual.max() for position in trace.positions if position.residual is not None]
-        top_draw = max(finals + ([trace.target_probs[gamma].max()] if trace.all_accepted else []))
-        limits = (nice_top(1.3 * float(top_rows)), nice_top(1.3 * float(top_draw)))
-        if limits != self._limits:
-            self.rows_axes.set_ylim(0, limits[0])
-            self.draw_axes.set_ylim(0, limits[1])
-            self._limits = limits
-            self.fast.invalidate()
-        self._place_marker(self.drafted_marker, self.drafted_text, self._marked_rows, limits[0])
-        self._place_marker(self.drawn_marker, self.drawn_text, self._marked_draw, limits[1])
 
-    def _draw_rows(self, trace, frame, labels) -> None:
-        if frame.focus is None:
+    def _draw_rows(self, trace, frame, labels):
+        """The rows at the position under test; returns the drafted token's mark (token, bar top, name) or None."""
+        i = frame.focus
+        if i is None:
             self.target_bars.set([])
             self.draft_bars.set([])
-            self._marked_rows = None
             self.rows_title.set_text("γ = 0")
-            self._show_note(self.rows_note, "γ = 0:\nno draft tokens" if self.short else "γ = 0: no draft tokens to test")
-            return
-        i = frame.focus
+            _show_note(self.rows_note, "γ = 0:\nno draft tokens" if self.short else "γ = 0: no draft tokens to test")
+            return None
         p, q, x = trace.target_probs[i], trace.draft_probs[i], trace.draft_tokens[i]
         self.target_bars.set(p)
         self.draft_bars.set(q)
-        self._marked_rows = (x, max(p[x], q[x]), f"x{subscript(i)} = {labels[x]}")
-        done = frame.bonus_next or frame.bonus_drawn
-        self.rows_title.set_text(f"i = {i}: done" if done else f"i = {i}")
-        self._show_note(self.rows_note, "")
+        self.rows_title.set_text(f"i = {i}: done" if frame.bonus_next or frame.bonus_drawn else f"i = {i}")
+        _show_note(self.rows_note, "")
+        return x, max(p[x], q[x]), f"x{subscript(i)} = {labels[x]}"
 
     def _draw_test(self, trace, frame) -> None:
-        test_artists = (self.accept_zone, self.reject_zone, self.threshold_line, self.uniform_line,
-                        self.threshold_text, self.uniform_text)
-        if frame.focus is None:
-            for artist in test_artists:
-                artist.set_visible(False)
-            self._set_test_title("no test", palette.NEUTRAL)
-            self._show_note(self.test_note, "every token\nfrom p₀" if self.short else "every output token comes from p₀")
+        tested, position = frame.focus is not None, frame.position  # a position drawn is one under test
+        verdict = ("no test" if not tested else "u not drawn" if position is None else
+                   "tests done ✓" if frame.bonus_next or frame.bonus_drawn else
+                   "accepted ✓" if position.accepted else "rejected ✗")
+        self.test_title.set(text=verdict, color=TEST_VERDICTS[verdict])
+        for artist in (self.accept_zone, self.reject_zone, self.threshold_line, self.threshold_text):
+            artist.set_visible(tested)
+        for artist in (self.uniform_line, self.uniform_text):
+            artist.set_visible(position is not None)
+        if not tested:
+            _show_note(self.test_note, "every token\nfrom p₀" if self.short else "every output token comes from p₀")
             return
-        # The threshold as the trace recorded it: the focus position is always visited (the first is
-        # visited by every step, and later ones are shown only once drawn).
+        _show_note(self.test_note, "")
+        # The threshold as the trace recorded it (the position under test is one the step visited); each label on
+        # the roomier side of its line, the threshold's above both (in the narrow compact panel, short and centred).
         threshold = trace.positions[frame.focus].acceptance_probability
         self.accept_zone.set_width(threshold)
         self.reject_zone.set(x=threshold, width=1.0 - threshold)
         self.threshold_line.set_data([threshold, threshold], [0.1, _TEST_LINE_TOP])
-        # Each label on the roomier side of its line; the threshold's above both lines.
-        if self.short:  # the narrow panel has room for a short label only, centred so it stays inside
-            self.threshold_text.set(position=(0.5, _TEST_LINE_TOP + 0.02), horizontalalignment="center",
-                                    text=f"threshold {threshold:.3f}")
-        else:
-            self.threshold_text.set(position=(threshold + 0.01 if threshold < 0.5 else threshold - 0.01,
-                                              _TEST_LINE_TOP + 0.02), text=f"min(1, p/q) = {threshold:.3f}",
-                                    horizontalalignment="left" if threshold < 0.5 else "right")
-        for artist in test_artists:
-            artist.set_visible(True)
-        done = frame.bonus_next or frame.bonus_drawn
-        self._show_note(self.test_note, "")
-        position = frame.position
-        if position is None:
-            self.uniform_line.set_visible(False)
-            self.uniform_text.set_visible(False)
-            self._set_test_title("u not drawn", palette.NEUTRAL)
-            return
-        u = position.uniform
-        self.uniform_line.set_data([u, u], [0.0, _TEST_LINE_TOP])
-        self.uniform_text.set(position=(u + 0.012 if u < 0.5 else u - 0.012, 0.02), text=f"u = {u:.3f}",
-                              horizontalalignment="left" if u < 0.5 else "right")
-        if done:
-            self._set_test_title("tests done ✓", palette.ACCEPTED)
-        elif position.accepted:
-            self._set_test_title("accepted ✓", palette.ACCEPTED)
-        else:
-            self._set_test_title("rejected ✗", palette.RESAMPLED)
+        x, align = (0.5, "center") if self.short else _beside(threshold, 0.01)
+        self.threshold_text.set(position=(x, _TEST_LINE_TOP + 0.02), horizontalalignment=align,
+                                text=f"{'threshold' if self.short else 'min(1, p/q) ='} {threshold:.3f}")
+        if position is not None:
+            u = position.uniform
+            x, align = _beside(u, 0.012)
+            self.uniform_line.set_data([u, u], [0.0, _TEST_LINE_TOP])
+            self.uniform_text.set(position=(x, 0.02), horizontalalignment=align, text=f"u = {u:.3f}")
 
-    def _set_test_title(self, text: str, colour: str) -> None:
-        self.test_title.set(text=text, color=colour)
-
-    def _draw_final(self, trace, frame, labels) -> None:
+    def _draw_final(self, trace, frame, labels):
+        """What the step's last token is drawn from; returns the drawn token's mark (token, bar top, name) or None."""
         position, gamma = frame.position, trace.gamma
-        marked, note, heights, role = None, "", [], "resampled"
+        heights, role, token, title, note = [], "resampled", None, "", ""
         if position is not None and not position.accepted:
             heights, token = position.residual, position.resampled_token
-            marked = (token, heights[token], labels[token])
-            self.draw_title.set_text(f"r{subscript(position.index)} → {labels[token]}")
+            title = f"r{subscript(position.index)} → {labels[token]}"
         elif frame.bonus_drawn or frame.bonus_next or gamma == 0:
             heights, role = trace.target_probs[gamma], "bonus"
-            if frame.bonus_drawn:
-                token = trace.bonus_token
-                marked = (token, heights[token], labels[token])
-                self.draw_title.set_text(f"p{subscript(gamma)} → {labels[token]}")
-            else:
-                self.draw_title.set_text(f"next: p{subscript(gamma)}")
+            token = trace.bonus_token if frame.bonus_drawn else None
+            title = f"next: p{subscript(gamma)}" if token is None else f"p{subscript(gamma)} → {labels[token]}"
         else:
-            self.draw_title.set_text("")
             note = ("press Step" if position is None else
                     "accepted:\nnothing to redraw" if self.short else "accepted: nothing to redraw")
+        self.draw_title.set_text(title)
         self.draw_bars.collection.set(**role_style(role))
         self.draw_bars.set(heights)
-        self._marked_draw = marked
-        self._show_note(self.draw_note, note)
+        _show_note(self.draw_note, note)
+        return None if token is None else (token, heights[token], labels[token])
 
     def _draw_sequence(self, trace, frame, labels) -> None:
         gamma = trace.gamma
-        colours = {"pending": palette.DRAFT, "accepted": palette.ACCEPTED, "rejected": palette.RESAMPLED,
-                   "discarded": palette.NEUTRAL}
         for index, (box, text) in enumerate(zip(self.draft_boxes, self.draft_texts)):
             box.set_visible(index < gamma)
             text.set_visible(index < gamma)
-            if index >= gamma:
-                continue
-            state = frame.draft_states[index]
-            box.set(facecolor="white", edgecolor=colours[state], hatch="",
-                    linestyle="--" if state in ("pending", "discarded") else "-")
-            mark = VERDICT_MARKS[state].strip() if self.short else VERDICT_MARKS[state]
-            text.set(text=labels[trace.draft_tokens[index]] + mark, color=colours[state],
-                     alpha=0.6 if state == "discarded" else 1.0)
+            if index < gamma:
+                colour, linestyle, alpha, mark = DRAFT_TILES[frame.draft_states[index]]
+                box.set(facecolor="white", edgecolor=colour, hatch="", linestyle=linestyle)
+                text.set(text=labels[trace.draft_tokens[index]] + (mark.strip() if self.short else mark),
+                         color=colour, alpha=alpha)
         for index, (box, text) in enumerate(zip(self.output_boxes, self.output_texts)):
-            shown = index < len(frame.tokens)
-            empty_slot = not shown and index <= gamma
-            box.set_visible(shown or empty_slot)
-            text.set_visible(shown)
-            if shown:
+            emitted = index < len(frame.tokens)
+            box.set_visible(emitted or index <= gamma)  # an empty slot for each position still to emit
+            text.set_visible(emitted)
+            if emitted:
                 origin = frame.origins[index]
                 box.set(**role_style(origin), edgecolor="white", linestyle="-")
-                text.set(text=labels[frame.tokens[index]], color=CHIP_TEXT_COLOUR,
+                text.set(text=labels[frame.tokens[index]], color=palette.HIGHLIGHT,  # black: most contrast on each
                          bbox={"facecolor": palette.ORIGIN_COLOURS[origin], "edgecolor": "none", "pad": 1})
-            elif empty_slot:
+            elif index <= gamma:
                 box.set(facecolor="white", edgecolor=palette.NEUTRAL, hatch="", linestyle=":")
         # The marker points at what the upper panels show: the position under test, or the bonus.
         slot, row = (gamma, 0) if frame.bonus_drawn or gamma == 0 else (frame.focus, 1)
@@ -405,33 +358,27 @@ class VerifyStepFigure(Picture):
         self.sequence_title.set_text(f"draw {frame.draws} of {frame.total}: {over}" if frame.finished
                                      else f"draw {frame.draws}")
 
-    def _place_marker(self, marker, text, marked, top) -> None:
-        marker.set_visible(marked is not None)
-        text.set_visible(marked is not None)
-        if marked is None:
+    def _place_mark(self, marker, text, mark, top: float, vocab: int) -> None:
+        """Put the ▼ and the name on the token of `mark` (token, bar height, name), or hide them if it is None; the
+        name goes above the ▼ if there is room below the axes' `top` (36 pt: the ▼, a gap and the name)."""
+        marker.set_visible(mark is not None)
+        text.set_visible(mark is not None)
+        if mark is None:
             return
-        token, height, name = marked
+        token, height, name = mark
         marker.set_data([token], [float(height)])
         text.xy = (token, float(height))
         text.set_text(name)
-        # Above the marker if there is room under the top of the axes, else beside it, on the roomier
-        # side; near either end of the axis, ended at the marker so that it stays inside the figure.
-        vocab = len(self._labels)
-        axes = text.axes
-        room_points = (1 - height / top) * axes.get_position().height * self.figure.get_figheight() * 72
-        # 36 pt: the ▼, the gap and the name; a low bar keeps its name above even in a short panel, but
-        # the compact panels are too short for that: there the name rises beside the ▼ from the bar's top
+        room_points = (1 - height / top) * text.axes.get_position().height * self.figure.get_figheight() * 72
         high = height > 0.45 * top
-        beside, left_half = room_points < 36 and (high or self.short), token < 0.6 * vocab
-        end = "left" if token < 0.15 * vocab + 0.5 else "right" if token > 0.85 * vocab - 1 else "center"
-        text.set(position=((12 if left_half else -12), 0) if beside else
-                 ({"left": -6, "right": 6, "center": 0}[end], 14),
-                 horizontalalignment=("left" if left_half else "right") if beside else end,
-                 verticalalignment="top" if beside and high else "bottom")  # hanging down, clear of the title
-
-    @staticmethod
-    def _show_note(note, message: str) -> None:
-        note.set(text=message, visible=bool(message))
+        if room_points < 36 and (high or self.short):  # beside: the compact panels are too short for a name above
+            side = "left" if token < 0.6 * vocab else "right"  # the roomier side
+            text.set(position=(12 if side == "left" else -12, 0), horizontalalignment=side,
+                     verticalalignment="top" if high else "bottom")  # hanging down from a high bar's top
+        else:  # near either end of the axis, the name ends at the ▼, so that it stays inside the figure
+            end = "left" if token < 0.15 * vocab + 0.5 else "right" if token > 0.85 * vocab - 1 else "center"
+            text.set(position=({"left": -6, "right": 6, "center": 0}[end], 14), horizontalalignment=end,
+                     verticalalignment="bottom")
 
 
 def call_later(seconds: float, callback):
@@ -447,26 +394,25 @@ class VerifyStepExplorer(Explorer):
 
     Parameters
     ----------
-    gamma, vocab : int in 0 … 8, int in 2 … 64
-        The number of draft tokens γ and the vocabulary size V (random rows).
-    seed : int in 0 … 999
-        Seed of the one generator that makes the rows, the draft tokens and the step's draws.
+    gamma, vocab, seed : int in 0 … 8, int in 2 … 64, int in 0 … 999
+        The number of draft tokens γ and the vocabulary size V (random rows); the seed of the one generator that
+        makes the rows, the draft tokens and the step's draws.
     closeness : float in [0, 1]
         How close the draft rows are to the target rows (see `specdec.narrate.random_rows`).
     rows : str
-        "random", or a step of the worked example: "example A B", "example D A", "example A A"
-        (which set the seed to 0, 0 and 3, the worked examples' seeds).
+        "random", or a step of the worked example: "example A B", "example D A", "example A A" (which set the seed
+        to 0, 0 and 3, the worked examples' seeds).
     draws : int >= 0
         How many draws to show at first (at most the step's number of draws).
 
     Attributes
     ----------
-    controls : "rows", "gamma", "vocab", "seed", "closeness", "draws" (a slider: the draws shown) and the
-        buttons "step", "back", "reset" and "play" (a draw every `PLAY_SECONDS`, on the kernel's event loop).
-    shown : the step's rows, draft tokens and trace, the frame on screen, draws, total, tokens,
-        origins, log (narrated lines so far), acceptance_rates, expected_tokens, readout.
-    trace, labels : the step on screen and its token names.
-    timer : the pending tick while playing (an `asyncio.TimerHandle` from `call_later`), else None.
+    controls : "rows", "gamma", "vocab", "seed", "closeness", "draws" (a slider: the draws shown) and the buttons
+        "step", "back", "reset" and "play" (a draw every `PLAY_SECONDS`, on the kernel's event loop).
+    shown : the step's rows, draft tokens and trace, the frame on screen, draws, total, tokens, origins, log
+        (narrated lines so far), acceptance_rates, expected_tokens, readout.
+    trace, labels, timer : the step on screen, its token names, and the pending tick while playing (an
+        `asyncio.TimerHandle` from `call_later`), else None.
 
     Examples
     --------
@@ -486,8 +432,7 @@ class VerifyStepExplorer(Explorer):
     def __init__(self, gamma=4, vocab=8, seed=7, closeness=0.5, rows="random", draws=0):
         self.learner_settings = None  # (γ, V, seed) kept while a worked example fixes the sliders
         self.choosing_rows = False  # a rows choice is moving the sliders: it makes the step itself
-        self.timer = None
-        self.call_later = call_later  # how a tick is scheduled (tests drive a clock of their own)
+        self.timer, self.call_later = None, call_later  # call_later schedules a tick (tests drive a clock of their own)
         self.controls = controls = {
             "rows": labelled(widgets.Dropdown, "rows and draft tokens", value=rows,
                              options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
@@ -502,26 +447,21 @@ class VerifyStepExplorer(Explorer):
             "play": widgets.Button(description=PLAY, tooltip="reveal the draws one by one"),
             "draws": slider("draws shown", 0, (0, 1), layout=widgets.Layout(width="18em")),
         }
-        # The rows' names are long: the menu's label goes above it, so that the menu shows them whole.
-        controls["rows"].add_class(CSS["label_above"])
-        self.apply_rows_choice()
-        self.make_step()
-        controls["draws"].value = min(draws, controls["draws"].max)
+        controls["rows"].add_class(CSS["label_above"])  # the rows' names are long: the menu shows them whole
+        self.rows_changed()
+        self.show(draws)
         super().__init__(controls, [["rows", "seed"], ["gamma", "vocab", "closeness"],
                                     ["step", "back", "reset", "play", "draws"]],
-                         VerifyStepFigure(max_gamma=GAMMA_SLIDER_MAX), observe=["draws"])
+                         VerifyStepFigure(), observe=["draws"])
         for name in ("gamma", "vocab", "seed", "closeness"):
             self.on_change(name, self.settings_changed)
         self.on_change("rows", self.rows_changed)
-        self.on_click("step", self.step)
-        self.on_click("back", self.back)
-        self.on_click("reset", self.reset)
-        self.on_click("play", self.play_or_stop)
+        for name, method in {"step": self.step, "back": self.back, "reset": self.reset,
+                             "play": self.play_or_stop}.items():
+            self.on_click(name, method)
 
-    # ---- handlers ----
-
-    def apply_rows_choice(self) -> None:
-        """Set the sliders for the rows choice: a worked example fixes γ, V and the seed; random restores them."""
+    def rows_changed(self) -> None:
+        """A new step for the rows chosen: a worked example fixes γ, V and the seed; random restores them."""
         _, example_drafts, example_seed = ROW_SOURCES[self.value("rows")]
         example = example_drafts is not None
         sliders = [self.controls[name] for name in ("gamma", "vocab", "seed")]
@@ -536,6 +476,11 @@ class VerifyStepExplorer(Explorer):
             self.learner_settings = None
         for name in ("gamma", "vocab", "closeness"):
             self.controls[name].disabled = example
+        self.make_step()
+
+    def settings_changed(self) -> None:
+        if not self.choosing_rows:
+            self.make_step()
 
     def make_step(self) -> None:
         """A new step from the current settings, with none of its draws shown yet."""
@@ -546,14 +491,6 @@ class VerifyStepExplorer(Explorer):
         draws = self.controls["draws"]
         with draws.hold_sync():  # one message, the value first: never above the max, which a browser would
             draws.value, draws.max = 0, draw_total(self.trace)  # clamp and send back as a change of its own
-
-    def settings_changed(self) -> None:
-        if not self.choosing_rows:
-            self.make_step()
-
-    def rows_changed(self) -> None:
-        self.apply_rows_choice()
-        self.make_step()
 
     def show(self, draws: int) -> None:
         """Show `draws` draws (kept in 0 … the step's total)."""
@@ -581,16 +518,15 @@ class VerifyStepExplorer(Explorer):
             self.tick()
 
     def tick(self) -> None:
-        """Reveal the next draw; then wait for the next tick, or stop at the end of the step."""
+        """Reveal the next draw, then wait for the next tick."""
         self.timer = None
         self.step()
-        if self.value("draws") < self.controls["draws"].max:
-            self.wait_for_tick()
-        else:
-            self.stop()
+        self.wait_for_tick()
 
     def wait_for_tick(self) -> None:
-        self.timer = self.call_later(PLAY_SECONDS, self.tick)
+        """Have `tick` called in `PLAY_SECONDS`, unless the step is over; the button says what a press does."""
+        if self.value("draws") < self.controls["draws"].max:
+            self.timer = self.call_later(PLAY_SECONDS, self.tick)
         self.controls["play"].description = PLAY if self.timer is None else STOP
 
     def stop(self) -> None:
@@ -598,8 +534,6 @@ class VerifyStepExplorer(Explorer):
             self.timer.cancel()
             self.timer = None
         self.controls["play"].description = PLAY
-
-    # ---- the view ----
 
     def compute(self) -> dict:
         trace, labels = self.trace, self.labels
