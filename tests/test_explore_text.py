@@ -104,14 +104,14 @@ def assert_view_matches_the_run(explorer):
     assert f"expected_tokens(ᾱ = {mean}, γ = {gamma}) = {shown['expected_tokens']:.2f}" in readout
     assert f"speedup(ᾱ = {mean}, γ = {gamma}, c = {c}) = {shown['predicted_speedup']:.2f}×" in readout
     assert "One run of 120 characters is noisy" in readout
-    tokens_mean, speed_mean = explorer.picture.tokens_spread[0], explorer.picture.speed_spread[0]
+    tokens_mean, speed_mean = explorer.picture.tokens.spread[0], explorer.picture.speed.spread[0]
     if spread is not None:
         speedups = shown["seed_speedups"]
         assert f"characters per call: mean {spread.mean:.2f}, from {spread.low:.2f} to {spread.high:.2f}" in readout
         assert (f"speedup at c = {c}: mean {speedups.mean():.2f}×, from {speedups.min():.2f}× to "
                 f"{speedups.max():.2f}×") in readout
         assert tokens_mean.get_ydata()[0] == spread.mean and speed_mean.get_ydata()[0] == speedups.mean()
-        assert list(explorer.picture.speed_spread[1].get_ydata()) == [speedups.min(), speedups.max()]
+        assert list(explorer.picture.speed.spread[1].get_ydata()) == [speedups.min(), speedups.max()]
     else:
         assert f"tick “mean over {SEED_COUNT} seeds”" in readout
         assert np.isnan(tokens_mean.get_ydata()[0]) and np.isnan(speed_mean.get_ydata()[0])  # no marker drawn

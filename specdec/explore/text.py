@@ -17,33 +17,23 @@ from IPython.display import display
 from matplotlib.patches import Patch
 
 from .. import palette
-from ..core import expected_tokens
-from ..validation import COST_SLIDER_MAX, Between, Count, InstanceOf, checked
 from ..palette import ORIGIN_COLOURS
-from ..text import corpus as corpus_module
-from ..text.agreement import mean_acceptance_rate, sample_contexts
-from ..text.generation import Generation, speculative_generate
-from ..text.ngram import fitted_model
+from ..core import expected_tokens, speedup
+from ..validation import COST_SLIDER_MAX, Between, Count, InstanceOf, OrNone, checked
+from ..text import (Generation, corpus as corpus_module, fitted_model, mean_acceptance_rate, sample_contexts,
+                    speculative_generate)
 from ..text.repeated_runs import runs_over_seeds
-from ..theory import speedup
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_patch, role_style, slider, styled)
 
-#: Orders the sliders offer (a small draft, a larger target), and the other sliders' ranges.
-DRAFT_ORDERS = (1, 2, 3, 4)
-TARGET_ORDER_RANGE = (4, 7)
-GAMMA_RANGE = (1, 10)
-TEMPERATURE_RANGE = (0.2, 2.0)
-#: Contexts of the corpus over which the α of each draft order is averaged (left panel).
-CONTEXT_COUNT = 200
-#: How many seeds the mean and range beside the single run are taken over.
-SEED_COUNT = 6
-#: The fixed top of the two right panels: above γ + 1 = 11, the most one step yields at the largest γ.
-GAIN_TOP = 12.0
-#: Hatching of the theory bars (grey, unlike every role's hatch: a prediction, not a role).
-THEORY_HATCH = "oo"
-#: Where the bars of the right panels stand: this run, the theory; the seeds' mean and range.
-_BAR_OFFSETS, _SEEDS_AT = (-0.2, 0.2), 0.7
+#: Ranges of the sliders: the draft's n-gram order (small), the target's (larger), γ and the temperature.
+DRAFT_ORDER_RANGE, TARGET_ORDER_RANGE, GAMMA_RANGE, TEMPERATURE_RANGE = (1, 4), (4, 7), (1, 10), (0.2, 2.0)
+DRAFT_ORDERS = tuple(range(DRAFT_ORDER_RANGE[0], DRAFT_ORDER_RANGE[1] + 1))
+CONTEXT_COUNT = 200  #: contexts of the corpus over which the α of each draft order is averaged (left panel)
+SEED_COUNT = 6  #: how many seeds the mean and range beside the single run are taken over
+GAIN_TOP = 12.0  #: the fixed top of the two right panels: above γ + 1 = 11, the most one step yields at the largest γ
+THEORY_HATCH = "oo"  #: hatching of the theory bars (grey, unlike every role's hatch: a prediction, not a role)
+_BAR_OFFSETS, _SEEDS_AT = (-0.2, 0.2), 0.7  #: where the right panels put the run and theory bars, and the seeds
 
 #: How each origin is written, so that colour is not the only cue: weight and underline differ.
 ORIGIN_STYLES = {"accepted": "", "resampled": "font-weight:bold;text-decoration:underline wavy",
@@ -115,7 +105,7 @@ class RealTextFigure(Picture):
     ...                spread=((1.7, 2.2, 2.7), (1.5, 1.8, 2.1)))
     >>> [round(bar.get_height(), 2) for bar in picture.alpha_bars]
     [0.2, 0.35, 0.56, 0.8]
-    >>> list(picture.speed_spread[0].get_ydata())
+    >>> list(picture.speed.spread[0].get_ydata())
     [1.8]
     """
 
@@ -123,74 +113,37 @@ class RealTextFigure(Picture):
         self.stacked = stacked = compact()  # presentation mode: the panels in two rows, one legend below
         with styled():
             self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
-            self.alpha_axes, self.tokens_axes, self.speed_axes = alpha_axes, tokens_axes, speed_axes = panel_axes(
-                self.figure, 3, width_ratios=(1.3, 1, 1))
+            alpha_axes, tokens_axes, speed_axes = panel_axes(self.figure, 3, width_ratios=(1.3, 1, 1))
             self.alpha_bars = alpha_axes.bar(DRAFT_ORDERS, np.zeros(len(DRAFT_ORDERS)), width=0.7,
                                              **role_style("accepted"), edgecolor=palette.HIGHLIGHT, linewidth=0.6)
             (self.measured_marker,) = alpha_axes.plot([2.5, 3.5], [0, 0], color=palette.HIGHLIGHT, linewidth=3,
                                                       linestyle=(0, (1.5, 0.8)), label="measured in this run")
             self.alpha_labels = [alpha_axes.text(order, 0, "", ha="center", va="bottom") for order in DRAFT_ORDERS]
-            alpha_axes.set(xticks=DRAFT_ORDERS, xlabel="draft order (1 = unigram, 2 = bigram)",
-                           ylabel="α" if stacked else "acceptance rate α", ylim=(0, 1.3 if stacked else 1.12),
-                           xlim=(0.4, 4.6))
+            alpha_axes.set(xticks=DRAFT_ORDERS, xlim=(0.4, 4.6), xlabel="draft order (1 = unigram, 2 = bigram)",
+                           ylabel="α" if stacked else "acceptance rate α", ylim=(0, 1.3 if stacked else 1.12))
             self.alpha_title = alpha_axes.set_title("")
-            alpha_handles = [role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT),
-                             Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft"),
-                             self.measured_marker]
+            accepted = role_patch("accepted", "α over corpus contexts", edgecolor=palette.HIGHLIGHT)
             if not stacked:  # under the panel: inside, the bars and their labels would run into it
-                self.figure.legend(handles=alpha_handles, loc="outside lower left")
-            self.tokens_bars, self.tokens_values = self._gain_bars(tokens_axes)
-            self.ceiling = tokens_axes.axhline(5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
-                                               label="γ + 1: every draft accepted")
-            self.tokens_spread = self._spread_marks(tokens_axes)
-            tokens_axes.set(ylabel="characters / call" if stacked else "characters per target call")
-            self.tokens_title = tokens_axes.set_title("")
-            self.speed_bars, self.speed_values = self._gain_bars(speed_axes)
-            self.break_even = speed_axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
-                                                 label="1×: plain decoding")
-            self.speed_spread = self._spread_marks(speed_axes)
-            speed_axes.set(ylabel="speedup (×)")
-            self.speed_title = speed_axes.set_title("")
-            for axes in (tokens_axes, speed_axes):
-                axes.set(xticks=[*_BAR_OFFSETS, _SEEDS_AT], xticklabels=["run", "theory", "seeds"],
-                         # compact: room above the tallest bar for its value (it reached the title at γ = 10)
-                         xlim=(-0.55, 0.95), ylim=(0, GAIN_TOP + 2.0 if stacked else GAIN_TOP))
-            # One legend for both right panels, under them: inside, the moving γ + 1 line and the bars would cross it.
+                chosen = Patch(facecolor="none", edgecolor=palette.HIGHLIGHT, linewidth=2.5, label="chosen draft")
+                self.figure.legend(handles=[accepted, chosen, self.measured_marker], loc="outside lower left")
+            self.tokens = GainPanel(tokens_axes, "characters / call" if stacked else "characters per target call",
+                                    5.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.2,
+                                    label="γ + 1: every draft accepted")
+            self.speed = GainPanel(speed_axes, "speedup (×)", 1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
+                                   label="1×: plain decoding")
             if stacked:  # one legend for the three panels, short: the text is large and the picture small
-                handles = [alpha_handles[0], self.measured_marker, *self.tokens_bars, self.tokens_spread[0],
-                           self.ceiling]
+                handles = [accepted, self.measured_marker, *self.tokens.bars, self.tokens.spread[0], self.tokens.level]
                 labels = ["accepted: α of each draft", "α measured", "this run", "theory at ᾱ",
                           f"{SEED_COUNT} seeds: mean, range", "γ + 1"]
-            else:
-                handles = [*self.tokens_bars, self.tokens_spread[0], self.ceiling, self.break_even]
+            else:  # one for both right panels, under them: inside, the moving γ + 1 line and the bars would cross it
+                handles = [*self.tokens.bars, self.tokens.spread[0], self.tokens.level, self.speed.level]
                 labels = ["this run", "theory at the averaged α", f"{SEED_COUNT} seeds: mean and range",
                           "γ + 1: every draft accepted", "1×: plain decoding"]
             self.figure.legend(handles=handles, labels=labels, loc="outside lower center" if stacked
                                else "outside lower right", ncols=2)
-        self.fast = FastRedraw(
-            self.figure,
-            changing=[*self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens_bars,
-                      *self.tokens_values, self.ceiling, *self.tokens_spread, *self.speed_bars, *self.speed_values,
-                      self.break_even, *self.speed_spread, self.tokens_title, self.speed_title],
-            occasional=[self.alpha_title])  # redrawn only when the target order changes
-
-    @staticmethod
-    def _gain_bars(axes):
-        """A bar for this run (grey) and one for the theory (hatched), each with its value above it."""
-        bars = [axes.bar([_BAR_OFFSETS[0]], [0.0], width=0.36, color=palette.NEUTRAL, edgecolor=palette.HIGHLIGHT,
-                         linewidth=0.6)[0],
-                axes.bar([_BAR_OFFSETS[1]], [0.0], width=0.36, color="white", hatch=THEORY_HATCH,
-                         edgecolor=palette.NEUTRAL, linewidth=0.6)[0]]
-        return bars, [axes.text(offset, 0.0, "", ha="center", va="bottom") for offset in _BAR_OFFSETS]
-
-    @staticmethod
-    def _spread_marks(axes):
-        """The seeds' mean (a diamond) and range (a bar with caps), at nothing for now."""
-        (mean,) = axes.plot([_SEEDS_AT], [np.nan], color=palette.HIGHLIGHT, marker="D", markersize=5,
-                            linestyle="none", label=f"{SEED_COUNT} seeds: mean and range")
-        (extent,) = axes.plot([_SEEDS_AT] * 2, [np.nan] * 2, color=palette.HIGHLIGHT, linewidth=2,
-                              solid_capstyle="butt", marker="_", markersize=12, markeredgewidth=2)
-        return mean, extent
+        self.fast = FastRedraw(self.figure, changing=[
+            *self.alpha_bars, self.measured_marker, *self.alpha_labels, *self.tokens.artists, *self.speed.artists,
+            self.tokens.title, self.speed.title], occasional=[self.alpha_title])  # redrawn when the target changes
 
     def update(self, alphas, draft_order: int, target_order: int, measured_alpha: float, measured, predicted,
                gamma: int, c: float, spread=None) -> None:
@@ -198,41 +151,56 @@ class RealTextFigure(Picture):
         (lowest, mean, highest) over several seeds, or None."""
         for order, bar, label, alpha in zip(DRAFT_ORDERS, self.alpha_bars, self.alpha_labels, alphas):
             chosen = order == draft_order
-            bar.set_height(alpha)
-            bar.set_linewidth(2.5 if chosen else 0.6)
-            bar.set_alpha(1.0 if chosen else 0.55)
-            label.set_position((order, max(alpha, measured_alpha if chosen else 0.0) + 0.02))
-            label.set_text(f"{alpha:.2f}")
+            bar.set(height=alpha, linewidth=2.5 if chosen else 0.6, alpha=1.0 if chosen else 0.55)
+            label.set(position=(order, max(alpha, measured_alpha if chosen else 0.0) + 0.02), text=f"{alpha:.2f}")
         self.measured_marker.set_data([draft_order - 0.5, draft_order + 0.5], [measured_alpha] * 2)
-        title = f"α of each draft, {target_order}-gram target"
-        if self.alpha_title.get_text() != title:  # a still part: redraw everything, rarely
-            self.alpha_title.set_text(title)
-            self.fast.invalidate()
+        self.alpha_title.set_text(f"α of each draft, {target_order}-gram target")
+        self.fast.invalidate(target_order)  # a still part: drawn once for each target order, then kept
         spreads = spread if spread is not None else ((np.nan,) * 3,) * 2
-        for bars, values, heights, unit, (mean, extent), (low, middle, high) in (
-                (self.tokens_bars, self.tokens_values, (measured[0], predicted[0]), "", self.tokens_spread, spreads[0]),
-                # compact: no "×" after the speedups (the axis says it): "1.72×1.68×" ran together, 1 px apart
-                (self.speed_bars, self.speed_values, (measured[1], predicted[1]), "" if self.stacked else "×",
-                 self.speed_spread, spreads[1])):
-            for bar, value, height in zip(bars, values, heights):
-                shown = float(height) if np.isfinite(height) else 0.0
-                bar.set_height(min(shown, GAIN_TOP))
-                value.set_position((bar.get_x() + bar.get_width() / 2, min(shown, GAIN_TOP - 0.9) + 0.1))
-                value.set_text(f"{height:.2f}{unit}" if np.isfinite(height) else "—")
-            mean.set_ydata([middle])
-            extent.set_ydata([low, high])
-        self.ceiling.set_ydata([gamma + 1, gamma + 1])
+        self.tokens.show((measured[0], predicted[0]), "", spreads[0])
+        # compact: no "×" after the speedups (the axis says it): "1.72×1.68×" ran together, 1 px apart
+        self.speed.show((measured[1], predicted[1]), "" if self.stacked else "×", spreads[1])
+        self.tokens.level.set_ydata([gamma + 1, gamma + 1])
         # compact: the axis label already says "characters / call"; the long title would reach the next panel
-        self.tokens_title.set_text(f"γ = {gamma}" if self.stacked else f"characters per call, γ = {gamma}")
-        self.speed_title.set_text(f"speedup at c = {c:g}")
+        self.tokens.title.set_text(f"γ = {gamma}" if self.stacked else f"characters per call, γ = {gamma}")
+        self.speed.title.set_text(f"speedup at c = {c:g}")
 
 
-def long_enough(value, name, _arguments=None):
-    """A declared check: None (the standard library's docstrings) or a str of 2 · `CONTEXT_COUNT` characters."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+class GainPanel:
+    """A right panel of `RealTextFigure`: a bar for this run (grey) and one for the theory (hatched), each with its
+    value above it, a line at `level` (styled by `level_style`), the seeds' mean (a diamond) and range (capped)."""
+
+    def __init__(self, axes, ylabel: str, level: float, **level_style):
+        self.bars = list(axes.bar(_BAR_OFFSETS, [0.0, 0.0], width=0.36, color=[palette.NEUTRAL, "white"],
+                                  edgecolor=[palette.HIGHLIGHT, palette.NEUTRAL], linewidth=0.6))
+        self.bars[1].set_hatch(THEORY_HATCH)
+        self.values = [axes.text(offset, 0.0, "", ha="center", va="bottom") for offset in _BAR_OFFSETS]
+        self.level = axes.axhline(level, **level_style)
+        self.spread = (*axes.plot([_SEEDS_AT], [np.nan], color=palette.HIGHLIGHT, marker="D", markersize=5,
+                                  linestyle="none", label=f"{SEED_COUNT} seeds: mean and range"),
+                       *axes.plot([_SEEDS_AT] * 2, [np.nan] * 2, color=palette.HIGHLIGHT, linewidth=2,
+                                  solid_capstyle="butt", marker="_", markersize=12, markeredgewidth=2))
+        # compact: room above the tallest bar for its value (it reached the title at γ = 10)
+        axes.set(ylabel=ylabel, xticks=[*_BAR_OFFSETS, _SEEDS_AT], xticklabels=["run", "theory", "seeds"],
+                 xlim=(-0.55, 0.95), ylim=(0, GAIN_TOP + 2.0 if compact() else GAIN_TOP))
+        self.title = axes.set_title("")
+        self.artists = [*self.bars, *self.values, self.level, *self.spread]
+
+    def show(self, heights, unit: str, spread) -> None:
+        """The run's and the theory's `heights` (their values followed by `unit`); `spread`: (lowest, mean, highest)."""
+        for bar, value, height in zip(self.bars, self.values, heights):
+            shown = float(height) if np.isfinite(height) else 0.0
+            bar.set_height(min(shown, GAIN_TOP))
+            value.set(position=(bar.get_x() + bar.get_width() / 2, min(shown, GAIN_TOP - 0.9) + 0.1),
+                      text=f"{height:.2f}{unit}" if np.isfinite(height) else "—")
+        low, middle, high = spread
+        self.spread[0].set_ydata([middle])
+        self.spread[1].set_ydata([low, high])
+
+
+def long_enough(value, name, _arguments=None) -> str:
+    """A declared check: a str of at least 2 · `CONTEXT_COUNT` characters."""
+    InstanceOf(str, "a str")(value, name, _arguments)
     if len(value) < 2 * CONTEXT_COUNT:
         raise ValueError(f"{name} must hold at least {2 * CONTEXT_COUNT} characters, got {len(value)}")
     return value
@@ -248,10 +216,8 @@ class TextExplorer(Explorer):
     draft_order, target_order, gamma : int in 1 … 4, 4 … 7, 1 … 10 (draft characters per step)
     temperature : float in 0.2 … 2, applied to both models
     seed, prompt, c : int >= 0, str, int in 1 … 100 (time of a target pass / time of a draft pass)
-    length : int >= 1
-        Characters to generate (not a control: it sets how long one update takes).
-    seed_spread : bool
-        Whether the tick box "mean over 6 seeds" starts ticked.
+    length : int >= 1, the characters to generate (not a control: it sets how long one update takes)
+    seed_spread : bool, whether the tick box "mean over 6 seeds" starts ticked
 
     Attributes
     ----------
@@ -271,10 +237,9 @@ class TextExplorer(Explorer):
 
     title = "Speculative decoding on real text"
 
-    @checked(corpus=long_enough, draft_order=Count(DRAFT_ORDERS[0], DRAFT_ORDERS[-1]),
-             target_order=Count(*TARGET_ORDER_RANGE), gamma=Count(*GAMMA_RANGE),
-             temperature=Between(*TEMPERATURE_RANGE),
-             seed=Count(), prompt=InstanceOf(str, "a str"), length=Count(1), c=Count(1, COST_SLIDER_MAX),
+    @checked(corpus=OrNone(long_enough), draft_order=Count(*DRAFT_ORDER_RANGE), target_order=Count(*TARGET_ORDER_RANGE),
+             gamma=Count(*GAMMA_RANGE), temperature=Between(*TEMPERATURE_RANGE), seed=Count(),
+             prompt=InstanceOf(str, "a str"), length=Count(1), c=Count(1, COST_SLIDER_MAX),
              seed_spread=InstanceOf((bool, np.bool_), "True or False"))
     def __init__(self, corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0, prompt="The ",
                  length=120, c=20, seed_spread=False):
@@ -288,13 +253,14 @@ class TextExplorer(Explorer):
         self.contexts = sample_contexts(corpus, CONTEXT_COUNT, TARGET_ORDER_RANGE[1])
         for order in (*DRAFT_ORDERS, target_order):  # the orders of the first picture, now, saying so
             fitted_model(order, corpus, progress=progress)
+        # One model per order, kept with the distributions it has computed (a new one would compute them again).
+        self.fitted = functools.lru_cache(maxsize=None)(functools.partial(fitted_model, text=corpus))
         self.alphas = functools.lru_cache(maxsize=32)(self._alphas)
         self.run = functools.lru_cache(maxsize=32)(self._run)
         self.spread = functools.lru_cache(maxsize=64)(self._spread)
         self.text_view = widgets.HTML()
         controls = {
-            "draft_order": slider("draft: n-gram order", draft_order, (DRAFT_ORDERS[0], DRAFT_ORDERS[-1]),
-                                  continuous_update=False),
+            "draft_order": slider("draft: n-gram order", draft_order, DRAFT_ORDER_RANGE, continuous_update=False),
             "target_order": slider("target: n-gram order", target_order, TARGET_ORDER_RANGE, continuous_update=False),
             "gamma": slider("draft characters per step γ", gamma, GAMMA_RANGE, continuous_update=False),
             "temperature": slider("temperature (both models)", temperature, TEMPERATURE_RANGE, 0.1,
@@ -317,9 +283,8 @@ class TextExplorer(Explorer):
         progress.done()
 
     def models(self, target_order: int, draft_order: int, temperature: float):
-        """The target and the draft at `temperature` (fitted once per order and corpus)."""
-        return (fitted_model(target_order, self.corpus).at_temperature(temperature),
-                fitted_model(draft_order, self.corpus).at_temperature(temperature))
+        """The target and the draft at `temperature`."""
+        return tuple(self.fitted(order).at_temperature(temperature) for order in (target_order, draft_order))
 
     def _alphas(self, target_order: int, temperature: float) -> tuple:
         return tuple(mean_acceptance_rate(*self.models(target_order, order, temperature), self.contexts)
@@ -337,24 +302,22 @@ class TextExplorer(Explorer):
         values = {name: control.value for name, control in self.controls.items()}
         temperature = round(float(values["temperature"]), 2)
         setting = (values["draft_order"], values["target_order"], values["gamma"], temperature)
-        generation = self.run(*setting, values["seed"], values["prompt"])
+        run = self.run(*setting, values["seed"], values["prompt"])
         alphas = self.alphas(values["target_order"], temperature)
         seeds = self.spread(*setting, values["prompt"]) if values["seed_spread"] else None
-        gamma, c, mean_alpha = values["gamma"], values["c"], generation.mean_acceptance_rate
-        seed_speedups = None if seeds is None else seeds.speedups(c)
-        shown = {**values, "generation": generation, "measured_alpha": generation.measured_alpha,
-                 "mean_acceptance_rate": mean_alpha, "tokens_per_target_call": generation.tokens_per_target_call,
-                 "expected_tokens": expected_tokens(mean_alpha, gamma),
-                 "measured_speedup": generation.speedup_from_calls(c),
-                 "predicted_speedup": speedup(mean_alpha, gamma, c),
-                 "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas)), "seed_spread": seeds,
-                 "seed_speedups": seed_speedups, "length": self.length}
+        gamma, c, mean_alpha = values["gamma"], values["c"], run.mean_acceptance_rate
+        speedups = None if seeds is None else seeds.speedups(c)
+        shown = {**values, "generation": run, "measured_alpha": run.measured_alpha, "mean_acceptance_rate": mean_alpha,
+                 "tokens_per_target_call": run.tokens_per_target_call, "measured_speedup": run.speedup_from_calls(c),
+                 "expected_tokens": expected_tokens(mean_alpha, gamma), "seed_spread": seeds, "length": self.length,
+                 "predicted_speedup": speedup(mean_alpha, gamma, c), "seed_speedups": speedups,
+                 "alpha_by_draft_order": dict(zip(DRAFT_ORDERS, alphas))}
         spread = None if seeds is None else ((seeds.low, seeds.mean, seeds.high),
-                                             (seed_speedups.min(), seed_speedups.mean(), seed_speedups.max()))
-        self.picture.update(alphas, values["draft_order"], values["target_order"], generation.measured_alpha,
-                            (shown["tokens_per_target_call"], shown["measured_speedup"]),
+                                             (speedups.min(), speedups.mean(), speedups.max()))
+        self.picture.update(alphas, values["draft_order"], values["target_order"], run.measured_alpha,
+                            (run.tokens_per_target_call, shown["measured_speedup"]),
                             (shown["expected_tokens"], shown["predicted_speedup"]), gamma, c, spread=spread)
-        shown["text_html"] = self.text_view.value = coloured_text_html(generation)
+        shown["text_html"] = self.text_view.value = coloured_text_html(run)
         return shown
 
     def describe(self, shown: dict) -> Readout:
@@ -370,8 +333,7 @@ class TextExplorer(Explorer):
         else:
             speedups, count = shown["seed_speedups"], len(seeds.characters_per_call)
             noise = [line(f"over {count} seeds (0 … {count - 1}): characters per call: mean ",
-                          bold(f"{seeds.mean:.2f}"),
-                          f", from {seeds.low:.2f} to {seeds.high:.2f}", key=True),
+                          bold(f"{seeds.mean:.2f}"), f", from {seeds.low:.2f} to {seeds.high:.2f}", key=True),
                      line(f"speedup at c = {c}: mean ", bold(f"{speedups.mean():.2f}×"),
                           f", from {speedups.min():.2f}× to {speedups.max():.2f}×", key=True),
                      line(f"{noisy}: compare settings by the mean of several seeds, not by one run.", note=True)]

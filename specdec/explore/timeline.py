@@ -11,7 +11,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
-from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.ticker import NullLocator
 
 from .. import hardware, palette
 from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
@@ -21,16 +21,12 @@ from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, R
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)
-#: Ticks and fixed limits of the logarithmic speedup axis: room above 11× (the most, γ+1); the legend is outside.
-SPEEDUP_TICKS = (0.1, 0.25, 0.5, 1, 2, 4, 8)
-SPEEDUP_LIMITS = (0.07, 15)
 #: The ordinary layout's bottom legends: under their panels, off the data, two columns as wide as a panel.
 UNDER_PANEL = dict(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False, columnspacing=0.8,
                    handlelength=1.5, fontsize=9)
 #: Ticks of the two log₂ axes, positions per sequence and batch size: every other power of two, readable.
 ROOFLINE_TICKS = (1, 4, 16, 64, 256, 1024)
-#: Tokens in the timeline: several steps, each pass visible.
-TIMELINE_TOKENS = 32
+TIMELINE_TOKENS = 32  #: tokens in the timeline: several steps, each pass visible
 MILLISECONDS = 1e3
 
 
@@ -61,16 +57,13 @@ class TimelineFigure(Picture):
     def __init__(self):
         # Presentation mode: three rows, one legend beside them all, fewer ticks, shorter labels.
         self.compact = compact()
+        self.ticks = ROOFLINE_TICKS[::2] if self.compact else ROOFLINE_TICKS  # log₂ axes; compact: fewer, apart
         self.legend_handles = []  # the compact layout's one legend
         with styled():
-            self.figure = new_figure(10.0, 7.0, compact_size=COMPACT_FIGURE_INCHES)  # room for legends under panels
-            if self.compact:
-                self.timeline_axes, self.roofline_axes, self.batch_axes = self.figure.subplots(3, 1)
-            else:
-                grid = self.figure.add_gridspec(2, 2, height_ratios=(1.0, 1.1))
-                self.timeline_axes = self.figure.add_subplot(grid[0, :])
-                self.roofline_axes = self.figure.add_subplot(grid[1, 0])
-                self.batch_axes = self.figure.add_subplot(grid[1, 1])
+            figure = self.figure = new_figure(10.0, 7.0, compact_size=COMPACT_FIGURE_INCHES)  # tall: legends below
+            grid = figure.add_gridspec(3, 1) if self.compact else figure.add_gridspec(2, 2, height_ratios=(1.0, 1.1))
+            cells = (grid[0], grid[1], grid[2]) if self.compact else (grid[0, :], grid[1, 0], grid[1, 1])
+            self.timeline_axes, self.roofline_axes, self.batch_axes = map(figure.add_subplot, cells)
             self._build_timeline(self.timeline_axes)
             self._build_roofline(self.roofline_axes)
             self._build_batch(self.batch_axes)
@@ -93,23 +86,21 @@ class TimelineFigure(Picture):
         else:
             axes.legend(handles=handles, **place)
 
-    def _log_axis(self, axes, which: str, ticks, labels, limits) -> None:
-        axis = getattr(axes, f"{which}axis")
+    @staticmethod
+    def _log_axis(axes, which: str, ticks, label: str, limits) -> None:
+        """Axis `which` ("x": log₂, "y": log₁₀) with only `ticks`, each labelled ``label.format(tick)``."""
         getattr(axes, f"set_{which}scale")("log", base=2 if which == "x" else 10)
-        axis.set_major_locator(FixedLocator(ticks))
-        axis.set_minor_locator(NullLocator())
-        getattr(axes, f"set_{which}ticks")(ticks, labels)
+        getattr(axes, f"{which}axis").set_minor_locator(NullLocator())
+        getattr(axes, f"set_{which}ticks")(ticks, [label.format(tick) for tick in ticks])
         getattr(axes, f"set_{which}lim")(*limits)
 
     def _build_timeline(self, axes):
-        self.lanes = {name: PathPatch(_boxes([], PLAIN_ROW), edgecolor="white", linewidth=0.5, **role_style(role))
+        # A white edge between boxes, none around a draft pass: with a cheap draft, a pass is a pixel or two wide.
+        edges = {"draft": palette.ROLES["draft"].colour}
+        self.lanes = {name: axes.add_patch(PathPatch(_boxes([], PLAIN_ROW), linewidth=0.5, **role_style(role),
+                                                     edgecolor=edges.get(role, "white")))
                       for name, role in (("plain", "target"), ("target", "target"), ("accepted", "accepted"),
-                                         ("resampled", "resampled"), ("bonus", "bonus"))}
-        # No white gap around a draft pass: with a cheap draft, a pass is a pixel or two wide.
-        self.lanes["draft"] = PathPatch(_boxes([], PLAIN_ROW), linewidth=0.5, **role_style("draft"),
-                                        edgecolor=palette.ROLES["draft"].colour)
-        for lane in self.lanes.values():
-            axes.add_patch(lane)
+                                         ("resampled", "resampled"), ("bonus", "bonus"), ("draft", "draft"))}
         done = dict(color=palette.HIGHLIGHT, linewidth=1.5, linestyle="--")
         self.plain_end = axes.axvline(1.0, **done, label="plain done")
         self.speculative_end = axes.axvline(1.0, **{**done, "linestyle": ":"}, label="speculative done")
@@ -122,15 +113,14 @@ class TimelineFigure(Picture):
         roles = [role_patch(name, self._short("", f"{name} pass") if name in ("target", "draft") else "")
                  for name in ("target", "draft", "accepted", "resampled", "bonus")]
         ends = [] if self.compact else [self.plain_end, self.speculative_end]  # compact: the title says them
-        self._legend(axes, roles + ends, loc="upper center",
-                     bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False, handlelength=1.6, columnspacing=1.0)
+        self._legend(axes, roles + ends, **{**UNDER_PANEL, "ncol": 4, "handlelength": 1.6, "columnspacing": 1.0,
+                                            "fontsize": None})  # four columns, at the legends' usual size
 
     def _build_roofline(self, axes):
         target, draft = palette.ROLES["target"], palette.ROLES["draft"]
-        (self.target_curve,) = axes.plot([1], [1], color=target.colour, linewidth=2.5,
-                                         label=target.labelled("one pass"))
-        (self.draft_curve,) = axes.plot([1], [1], color=draft.colour, linewidth=2.5, linestyle="--",
-                                        label=draft.labelled("one pass"))
+        self.target_curve, self.draft_curve = (axes.plot([1], [1], color=role.colour, linewidth=2.5, linestyle=style,
+                                                         label=role.labelled("one pass"))[0]
+                                               for role, style in ((target, "-"), (draft, "--")))
         marker = dict(linestyle="none", markeredgecolor=palette.HIGHLIGHT, markeredgewidth=1.5, zorder=5)
         (self.plain_marker,) = axes.plot([1], [1], marker="o", markersize=9, markerfacecolor="white",
                                          label=self._short("t = 1", "plain step, t = 1"), **marker)
@@ -139,7 +129,7 @@ class TimelineFigure(Picture):
         (self.draft_marker,) = axes.plot([1], [1], marker="s", markersize=7, markerfacecolor=draft.colour, **marker)
         self.ridge_line = axes.axvline(1.0, color=palette.NEUTRAL, linestyle="-.", linewidth=1.5,
                                        label=self._short("compute-bound", "compute-bound from here"))
-        self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.8, ROOFLINE_TICKS[-1] * 1.25))
+        self._log_axis(axes, "x", self.ticks, "{}", (0.8, ROOFLINE_TICKS[-1] * 1.25))
         axes.set_yscale("log")
         axes.set(xlabel=self._short("positions per sequence, t", "positions scored per sequence, t (log scale)"),
                  ylabel=self._short("ms (log)", "time of one pass (ms, log)"),
@@ -159,40 +149,30 @@ class TimelineFigure(Picture):
                                          label=self._short("this b", "this batch"))
         (self.no_fit_marker,) = axes.plot([1], [1], linestyle="none", marker="x", markersize=8, color=palette.HIGHLIGHT,
                                           markeredgewidth=2, label="not in memory")
-        speedup_ticks = (0.1, 1, 10) if self.compact else SPEEDUP_TICKS
-        self._log_axis(axes, "y", speedup_ticks, [f"{tick:g}×" for tick in speedup_ticks],
-                       SPEEDUP_LIMITS)
-        self._log_axis(axes, "x", self.ticks, [str(t) for t in self.ticks], (0.7, 1024 * 1.45))
+        # Fixed limits, with room above 11× (the most, γ+1); the legend is outside.
+        self._log_axis(axes, "y", (0.1, 1, 10) if self.compact else (0.1, 0.25, 0.5, 1, 2, 4, 8), "{:g}×", (0.07, 15))
+        self._log_axis(axes, "x", self.ticks, "{}", (0.7, 1024 * 1.45))
         axes.set(xlabel=self._short("batch size b", "batch size b (log scale)"),
                  ylabel=self._short("speedup", "expected speedup (×, log)"),
                  title=self._short("Speedup, b tried", "Speedup at the batch sizes tried"))
-        self._legend(axes, [plain][self.compact:] + [self.formula_curve, self.model_curve, self.batch_marker,
-                                                     self.no_fit_marker],
-                     **UNDER_PANEL)
-
-    @property
-    def ticks(self) -> tuple:
-        """Ticks of the two log₂ axes: fewer in the compact layout, so that their labels stay apart."""
-        return ROOFLINE_TICKS[::2] if self.compact else ROOFLINE_TICKS
+        curves = [self.formula_curve, self.model_curve, self.batch_marker, self.no_fit_marker]
+        self._legend(axes, ([] if self.compact else [plain]) + curves, **UNDER_PANEL)
 
     def update(self, timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
                formula_speedups, fits, batch) -> None:
         """A `specdec.hardware.Timeline`, the roofline curves, and the speedup at `batches` (`fits`: in
         memory), `batch` ringed."""
-        def spans(passes):
-            return [(p.start * MILLISECONDS, p.duration * MILLISECONDS) for p in passes]
-
-        self.lanes["plain"].set_path(_boxes(spans(timeline.plain), PLAIN_ROW))
-        for model in ("target", "draft"):
-            self.lanes[model].set_path(_boxes(spans(p for p in timeline.speculative if p.model == model),
-                                              SPECULATIVE_ROW))
-        tiles = {"accepted": [], "resampled": [], "bonus": []}
-        for verify in (p for p in timeline.speculative if p.model == "target"):
-            width = verify.duration * MILLISECONDS / len(verify.origins)
-            for i, origin in enumerate(verify.origins):
-                tiles[origin].append((verify.start * MILLISECONDS + i * width, width))
-        for origin, boxes in tiles.items():
-            self.lanes[origin].set_path(_boxes(boxes, TOKEN_ROW))
+        spans = {name: [] for name in self.lanes}  # each lane's boxes: (start, duration) in ms
+        spans["plain"] = [(p.start * MILLISECONDS, p.duration * MILLISECONDS) for p in timeline.plain]
+        for p in timeline.speculative:
+            start, duration = p.start * MILLISECONDS, p.duration * MILLISECONDS
+            spans[p.model].append((start, duration))
+            width = duration / max(len(p.origins), 1)  # a verify pass: a tile for each token it emits
+            for i, origin in enumerate(p.origins):
+                spans[origin].append((start + i * width, width))
+        rows = {"plain": PLAIN_ROW, "target": SPECULATIVE_ROW, "draft": SPECULATIVE_ROW}  # the tokens: TOKEN_ROW
+        for name, lane in self.lanes.items():
+            lane.set_path(_boxes(spans[name], rows.get(name, TOKEN_ROW)))
 
         plain_end, speculative_end = ((lane[-1].start + lane[-1].duration) * MILLISECONDS
                                       for lane in (timeline.plain, timeline.speculative))
@@ -251,10 +231,8 @@ class TimelineExplorer(Explorer):
     accelerator : a key of `specdec.hardware.ACCELERATORS`
     pair : (target, draft), one of `specdec.hardware.PAIRS`
     gamma, alpha, batch : int in 0 … 10, float in [0, 1], a power of two in 1 … 1024
-    seed : int in 0 … 99
-        Seed of the sampled steps (each step's tokens drawn with the real verify rule).
-    pass_time : float in 0 … 3
-        The fixed time of every forward pass, in ms (`specdec.hardware.with_pass_overhead`).
+    seed : int in 0 … 99, the seed of the sampled steps (each step's tokens drawn with the real verify rule)
+    pass_time : float in 0 … 3, the fixed time of every forward pass in ms (`specdec.hardware.with_pass_overhead`)
 
     Attributes
     ----------
@@ -282,8 +260,9 @@ class TimelineExplorer(Explorer):
         controls = {
             "accelerator": labelled(widgets.Dropdown, "accelerator", options=list(hardware.ACCELERATORS),
                                     value=accelerator),
-            "pair": labelled(widgets.Dropdown, "models: target / draft",
-                             options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS], value=pair),
+            # The pair's names are long: its label goes above the menu, so that the menu shows them whole.
+            "pair": labelled(widgets.Dropdown, "models: target / draft", value=pair,
+                             options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS]).add_class(CSS["label_above"]),
             "gamma": slider("draft length γ", gamma, (0, TIMELINE_GAMMA_SLIDER_MAX)),
             "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
             "batch": labelled(widgets.SelectionSlider, "batch size b", options=list(hardware.BATCH_SIZES), value=batch),
@@ -291,8 +270,6 @@ class TimelineExplorer(Explorer):
             "pass_time": slider("fixed time per pass (ms)", pass_time, (0.0, PASS_TIME_SLIDER_MAX_MS), 0.1,
                                 readout_format=".1f"),
         }
-        # The pair's names are long: its label goes above the menu, so that the menu shows them whole.
-        controls["pair"].add_class(CSS["label_above"])
         self.opening = {name: control.value for name, control in controls.items()}
         controls["opening"] = widgets.Button(description="opening settings",
                                              tooltip="put every control back where the explorer opened")
@@ -309,11 +286,11 @@ class TimelineExplorer(Explorer):
             self.controls[name].value = value
 
     def compute(self) -> dict:
-        chip = hardware.with_pass_overhead(hardware.ACCELERATORS[self.value("accelerator")],
-                                           self.value("pass_time") / MILLISECONDS)
-        target, draft = self.value("pair")
+        values = {name: self.value(name) for name in self.opening}
+        chip = hardware.with_pass_overhead(hardware.ACCELERATORS[values["accelerator"]],
+                                           values["pass_time"] / MILLISECONDS)
+        (target, draft), g, a, b, s = (values[name] for name in ("pair", "gamma", "alpha", "batch", "seed"))
         big, small = hardware.MODELS[target], hardware.MODELS[draft]
-        g, a, b, s = (self.value(name) for name in ("gamma", "alpha", "batch", "seed"))
         timeline = hardware.sample_timeline(chip, big, small, g, a, batch=b, seed=s, tokens=TIMELINE_TOKENS)
         positions, target_seconds = hardware.roofline(big, chip, batch=b, max_positions=ROOFLINE_TICKS[-1])
         _, draft_seconds = hardware.roofline(small, chip, batch=b, max_positions=ROOFLINE_TICKS[-1])
@@ -326,18 +303,14 @@ class TimelineExplorer(Explorer):
         self.picture.update(timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
                             formula_speedups, fits, b)
         times, plain_ms = timeline.times, timeline.plain_time_per_token * MILLISECONDS
-        return {
-            "accelerator": self.value("accelerator"), "pair": (target, draft), "target": target, "draft": draft,
-            "gamma": g, "alpha": a, "batch": b, "seed": s, "pass_time": self.value("pass_time"), "chip": chip,
-            "times": times, "timeline": timeline, "implied_c": times.implied_c,
-            "size_ratio": hardware.size_ratio(big, small), "batches": batches,
-            "memory": hardware.memory_check(devices, big, small, batch=b),
-            "model_speedups": model_speedups, "formula_speedups": formula_speedups, "fits": fits,
-            "plain_ms_per_token": plain_ms, "expected_ms_per_token": plain_ms / timeline.expected_speedup,
-            "speculative_ms_per_token": timeline.speculative_time_per_token * MILLISECONDS,
-            "sampled_speedup": timeline.sampled_speedup, "expected_speedup": timeline.expected_speedup,
-            "formula_speedup": timeline.formula_speedup, "devices": needed,
-        }
+        return {**values, "target": target, "draft": draft, "chip": chip, "times": times, "timeline": timeline,
+                "implied_c": times.implied_c, "size_ratio": hardware.size_ratio(big, small), "batches": batches,
+                "memory": hardware.memory_check(devices, big, small, batch=b), "model_speedups": model_speedups,
+                "formula_speedups": formula_speedups, "fits": fits, "devices": needed, "plain_ms_per_token": plain_ms,
+                "expected_ms_per_token": plain_ms / timeline.expected_speedup,
+                "speculative_ms_per_token": timeline.speculative_time_per_token * MILLISECONDS,
+                "sampled_speedup": timeline.sampled_speedup, "expected_speedup": timeline.expected_speedup,
+                "formula_speedup": timeline.formula_speedup}
 
     def describe(self, shown: dict) -> Readout:
         times, timeline, chip, memory = shown["times"], shown["timeline"], shown["chip"], shown["memory"]
@@ -348,16 +321,14 @@ class TimelineExplorer(Explorer):
         digits = next((d for d in range(3) if f"{memory.needed / 1e9:.{d}f}" != f"{memory.capacity / 1e9:.{d}f}"), 2)
         needed = f"Memory: weights and KV caches (bf16) need {memory.needed / 1e9:,.{digits}f} GB"
         capacity = f"the {memory.capacity / 1e9:,.{digits}f} GB of {on}"
-        memory_lines = [line(f"{needed} of {capacity}" if memory.fits else
-                             f"{needed}, more than {capacity}: this batch does not fit")]
-        if devices > 1:
-            memory_lines.append(line(f"{shown['target']} needs {devices} × {chip.memory_capacity / 1e9:.0f} GB "
-                                     "for its weights; the model keeps one device's times and leaves out the "
-                                     "communication."))
+        cluster = (f"{shown['target']} needs {devices} × {chip.memory_capacity / 1e9:.0f} GB for its weights; the "
+                   "model keeps one device's times and leaves out the communication.")
         return Readout([
             line(f"{chip.name}: {chip.memory_bandwidth / 1e12:.3g} TB/s, {chip.peak_flops / 1e12:.3g} TFLOP/s; "
                  f"compute-bound past {chip.ridge:.0f} FLOP/byte; {shown['pass_time']:.1f} ms fixed per pass"),
-            *memory_lines,
+            line(f"{needed} of {capacity}" if memory.fits else
+                 f"{needed}, more than {capacity}: this batch does not fit"),
+            *([line(cluster)] if devices > 1 else []),
             line("One target pass: ", bold(f"{ms(times.target_decode)} ms"), key=False),
             line(f"Verify pass (γ+1 = {shown['gamma'] + 1} positions): {ms(times.target_verify)} ms ({verify})"),
             line(f"One draft pass: {ms(times.draft_pass)} ms"),
