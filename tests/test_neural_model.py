@@ -40,10 +40,10 @@ def test_the_record_says_how_the_weights_were_made_and_how_the_target_compares_w
     assert target["steps"] == record["steps"]["target"] > 0 and target["wall_seconds"] > 0
     assert math.isfinite(target["final_train_loss"])
     # Notebook 07's draft and target are the 3-gram and the 5-gram, fitted on the same training text and
-    # scored on the same held-out windows: the transformer beats the draft and is at least as good as the target.
+    # scored on the same held-out windows: the transformer beats the draft by far and the target clearly.
     bits = target["held_out_bits_per_character"]
     assert bits < record["ngram_order_3_held_out_bits_per_character"] - 0.5
-    assert bits <= record["ngram_order_5_held_out_bits_per_character"]
+    assert bits < record["ngram_order_5_held_out_bits_per_character"] - 0.05
     size = sum(path.stat().st_size for path in (ROOT / "specdec" / "neural" / "weights").iterdir())
     assert size <= 5 * 2**20
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import palette
 from ..neural import load_target, speculative_generate
-from ..neural.measure import DRAFTERS, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH, build_drafter, cost_of
+from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH,
+                              build_drafter, cost_of)
 from ..neural.measure import committed_measurements, held_out_prompts, measure_drafter
 from ..neural.costs import predicted_speedup
 from ..validation import Between, Count, OneOf, checked
@@ -25,11 +26,13 @@ from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readou
 
 #: Characters generated per run.
 LENGTH = 64
-#: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature.
+#: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature (whose stops are
+#: the temperatures at which the frontier is committed).
 GAMMA_RANGE = (1, 8)
 WIDTH_RANGE = (1, 4)
 DEPTH_RANGE = (1, 3)
-TEMPERATURE_RANGE = (0.0, 1.5)
+TEMPERATURE_RANGE = (FRONTIER_TEMPERATURES[0], FRONTIER_TEMPERATURES[-1])
+TEMPERATURE_STEP = FRONTIER_TEMPERATURES[1] - FRONTIER_TEMPERATURES[0]
 #: Held-out prompts (and characters after each) over which the frontier is measured.
 FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32
 #: Longest prompt accepted: the target's context is 128 characters and 64 are generated.
@@ -136,13 +139,12 @@ def run_of(name: str, gamma: int, width: int, depth: int, prompt: str, temperatu
 
 @functools.lru_cache(maxsize=8)
 def frontier(temperature: float) -> dict:
-    """Each drafter at its default setting: (draft bytes per step, τ); at temperatures 0 and 1 from the
-    committed measurements (16 held-out prompts), at any other measured here once on `FRONTIER_PROMPTS`
-    prompts of `FRONTIER_LENGTH` characters, seed 0."""
-    key = f"T={temperature:g}"
-    committed = committed_measurements()["held_out"]
-    if all(key in committed[name] for name in DRAFTERS):
-        return {name: (committed[name][key]["bytes_per_step"], committed[name][key]["tau"]) for name in DRAFTERS}
+    """Each drafter at its default setting: (draft bytes per step, τ); at the slider's temperatures
+    (`FRONTIER_TEMPERATURES`) from the committed measurements (16 held-out prompts), at any other
+    measured here once on `FRONTIER_PROMPTS` prompts of `FRONTIER_LENGTH` characters, seed 0."""
+    committed = committed_measurements()["frontier"].get(f"T={temperature:g}")
+    if committed:
+        return {name: tuple(committed[name]) for name in DRAFTERS}
     prompts = held_out_prompts(FRONTIER_PROMPTS)
     points = {}
     for name in DRAFTERS:
@@ -187,7 +189,7 @@ class DraftersExplorer(Explorer):
             "gamma": slider("γ (chains)", gamma, GAMMA_RANGE, continuous_update=False),
             "width": slider("tree width (Medusa)", width, WIDTH_RANGE, continuous_update=False),
             "depth": slider("tree depth (Medusa)", depth, DEPTH_RANGE, continuous_update=False),
-            "temperature": slider("temperature", temperature, TEMPERATURE_RANGE, 0.25, readout_format=".2f",
+            "temperature": slider("temperature", temperature, TEMPERATURE_RANGE, TEMPERATURE_STEP, readout_format=".2f",
                                   continuous_update=False),
             "prompt": labelled(widgets.Combobox, "prompt", value=prompt, options=prompts, continuous_update=False,
                                ensure_option=False, layout=widgets.Layout(width="30em")),

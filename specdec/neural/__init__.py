@@ -26,13 +26,15 @@ from .costs import DraftCost, draft_cost, predicted_speedup
 from .drafters import (EagleDrafter, MedusaDrafter, ModelDrafter, PromptLookupDrafter, Proposal, TargetState,
                        layer_skip_drafter)
 from .loading import load_draft, load_target, training_record, vocabulary, weight_arrays
-from .speculative import NeuralRun, generate, greedy_text, speculative_generate
+from .speculative import (NeuralRun, first_two_character_fits, first_two_character_laws, generate, greedy_text,
+                          speculative_generate)
 from .transformer import KVCache, Transformer, probabilities
 from .verify import one_hot_rows, verify_token_tree
 
 __all__ = [
     "DraftCost", "EagleDrafter", "KVCache", "MedusaDrafter", "ModelDrafter", "NeuralRun", "PromptLookupDrafter",
-    "Proposal", "TargetState", "Transformer", "draft_cost", "generate", "greedy_text", "layer_skip_drafter",
+    "Proposal", "TargetState", "Transformer", "draft_cost", "first_two_character_fits", "first_two_character_laws",
+    "generate", "greedy_text", "layer_skip_drafter",
     "load_draft", "load_target", "one_hot_rows", "predicted_speedup", "probabilities", "speculative_generate",
     "training_record", "verify_token_tree", "vocabulary", "weight_arrays",
 ]

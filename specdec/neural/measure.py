@@ -3,8 +3,9 @@
 `DRAFTERS` names the drafters with the settings the lessons use; `build_drafter` makes one;
 `measure_drafter` runs it over prompts and seeds and pools the steps. ``python -m
 training.measure_drafters`` (repository root) writes ``weights/measurements.json`` with every
-drafter at temperatures 0 and 1 on held-out prompts, and prompt lookup also on prompts that repeat
-themselves; `committed_measurements` reads that file.
+drafter at temperatures 0 and 1 on held-out prompts, prompt lookup also on prompts that repeat
+themselves, and every drafter's τ and draft bytes at each of `FRONTIER_TEMPERATURES`;
+`committed_measurements` reads that file.
 
 >>> import numpy as np
 >>> from specdec.neural import load_target
@@ -39,6 +40,9 @@ DRAFTERS = {
 }
 GAMMA = 4
 TREE_WIDTH, TREE_DEPTH = 2, 3
+#: The temperatures at which every drafter's (draft bytes per step, τ) is measured and committed: the
+#: stops of notebook 10's temperature slider.
+FRONTIER_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 #: Prompts that restate their own context: where prompt lookup can copy.
 REPEATING_PROMPTS = (
     "self.name = name\n        self.size = size\n        self.",

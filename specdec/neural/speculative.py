@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .drafters import TargetState
+from ..goodness_of_fit import goodness_of_fit
+from ..validation import Count
+from .drafters import Proposal, TargetState
 from .transformer import Transformer, probabilities
 from .verify import verify_token_tree
 
@@ -179,3 +181,44 @@ def generate(target: Transformer, prompt, length, temperature, rng, cached=True)
 def greedy_text(target: Transformer, prompt, length) -> str:
     """Greedy decoding (temperature 0): the argmax at every position."""
     return generate(target, prompt, length, 0.0, np.random.default_rng(0))
+
+
+def first_two_character_laws(target: Transformer, prompt, temperature=1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The exact laws of the first and the second character the target generates after `prompt`.
+
+    The second is the sum over x of p(x)·p(· | prompt + x), taken in one target pass over a tree in
+    which every character x of the vocabulary is a branch of its own.
+
+    >>> from specdec.neural import load_target
+    >>> first, second = first_two_character_laws(load_target(), "Return the ")
+    >>> round(float(first.sum()), 6), round(float(second.sum()), 6)
+    (1.0, 1.0)
+    """
+    state = TargetState(target, float(temperature))
+    state.start(_prompt_ids(target, prompt, 2))
+    vocab = len(target.vocab)
+    # One pass: row 0 is the root's (the first character's law), row 1 + x the row after x.
+    rows, _ = state.score(Proposal([0] * vocab, list(range(vocab)), np.full((vocab, vocab), 1.0 / vocab), 0))
+    return rows[0], rows[0] @ rows[1:]
+
+
+def first_two_character_fits(target: Transformer, drafter, prompt, samples, rng, rule="exact") -> list:
+    """Chi-square fits (`goodness_of_fit`) of the first and the second character of `samples`
+    speculative generations at temperature 1 to their exact laws (`first_two_character_laws`).
+
+    The first character is the one a draft's first token decides; the second mixes every way a
+    step can end (an accepted draft and a bonus, a resampled character, a new step).
+
+    >>> import numpy as np
+    >>> from specdec.neural import load_target, PromptLookupDrafter
+    >>> target = load_target()
+    >>> fits = first_two_character_fits(target, PromptLookupDrafter(len(target.vocab), 2), "ab ab a", 200,
+    ...                                 np.random.default_rng(0))
+    >>> [fit.passed for fit in fits]
+    [True, True]
+    """
+    samples = Count(1, 10**6)(samples, "samples")
+    laws = first_two_character_laws(target, prompt)
+    texts = [speculative_generate(target, drafter, prompt, 2, 1.0, rng, rule=rule).text for _ in range(samples)]
+    return [goodness_of_fit(np.array(target.encode("".join(text[i] for text in texts))), law)
+            for i, law in enumerate(laws)]
