@@ -116,20 +116,15 @@ RETURN_TWO_LISTS = "return a tuple of two lists of ints: return target_slots_aft
 TWO_CACHES = ResultKind("a pair of lists (target_slots, draft_slots)", RETURN_TWO_LISTS, _as_two_lists,
                         _caches_differ, _two_lists_type)
 
-def _forgets_to_crop(target_slots, draft_slots, draft_tokens, emitted):
-    accepted = len(emitted) - 1
+def _rolled_back(target_slots, draft_slots, draft_tokens, emitted, accepted=None, crop_target=True,
+                 crop_draft=True, catch_up=True):
+    """`roll_back_caches` written out, with the parts a wrong version changes as arguments."""
+    accepted = len(emitted) - 1 if accepted is None else accepted
     keep = len(target_slots) - len(draft_tokens) + accepted
+    target_after = target_slots[:keep] if crop_target else list(target_slots)
     if accepted < len(draft_tokens):
-        return list(target_slots), draft_slots[:keep]  # the mistake: the target keeps its rejected slots
-    return list(target_slots), draft_slots + [draft_tokens[-1]]
-
-
-def _forgets_catch_up(target_slots, draft_slots, draft_tokens, emitted):
-    accepted = len(emitted) - 1
-    keep = len(target_slots) - len(draft_tokens) + accepted
-    if accepted < len(draft_tokens):
-        return target_slots[:keep], draft_slots[:keep]
-    return target_slots[:keep], list(draft_slots)  # the mistake: the draft never runs on d_γ
+        return target_after, draft_slots[:keep] if crop_draft else list(draft_slots)
+    return target_after, draft_slots + [draft_tokens[-1]] if catch_up else list(draft_slots)
 
 
 def _drops_pending(target_slots, draft_slots, draft_tokens, emitted):
@@ -140,37 +135,21 @@ def _drops_pending(target_slots, draft_slots, draft_tokens, emitted):
     return target_slots[:keep], draft_slots + [draft_tokens[-1]]
 
 
-def _keeps_one_rejected(target_slots, draft_slots, draft_tokens, emitted):
-    accepted = len(emitted)  # the mistake: the last emitted token counted as accepted
-    keep = len(target_slots) - len(draft_tokens) + accepted
-    if accepted < len(draft_tokens):
-        return target_slots[:keep], draft_slots[:keep]
-    return target_slots[:keep], draft_slots + [draft_tokens[-1]]
-
-
 def _keeps_the_new_token(target_slots, draft_slots, draft_tokens, emitted):
     target_after, draft_after = roll_back_caches(target_slots, draft_slots, draft_tokens, emitted)
     return target_after + emitted[-1:], draft_after + emitted[-1:]  # the mistake: a token whose keys no pass wrote
-
-
-def _draft_not_cropped(target_slots, draft_slots, draft_tokens, emitted):
-    accepted = len(emitted) - 1
-    keep = len(target_slots) - len(draft_tokens) + accepted
-    if accepted < len(draft_tokens):
-        return target_slots[:keep], list(draft_slots)  # the mistake: the draft keeps its rejected slots
-    return target_slots[:keep], draft_slots + [draft_tokens[-1]]
 
 
 KEEP = ("keep 1 + k of the γ + 1 slots the verify pass wrote, the pending token's and the k accepted draft tokens': "
         "k = len(emitted) − 1, since the step emits the k accepted tokens and one more.")
 
 MISTAKES["roll_back_caches"] = [
-    Mistake("forgets_to_crop", _forgets_to_crop,
+    Mistake("forgets_to_crop", lambda *step: _rolled_back(*step, crop_target=False),  # the mistake
             "the target's cache still holds the rejected draft tokens: crop it to the pending token and the k "
             "accepted ones, or its next pass attends to tokens that are not in the text.",
             "An engine that forgets to crop the target's KV cache after a rejection: at temperature 0 the text "
             "follows plain decoding until the first rejection, then drifts."),
-    Mistake("forgets_catch_up", _forgets_catch_up,
+    Mistake("forgets_catch_up", lambda *step: _rolled_back(*step, catch_up=False),  # the mistake
             "when every draft token passes, the draft has not yet run on the last one, d_γ: catch it up (append "
             "draft_tokens[-1]) so that both caches hold the same text.",
             "An engine that skips the draft's catch-up: the output keeps the target's law, since the verify rule "
@@ -178,13 +157,13 @@ MISTAKES["roll_back_caches"] = [
             "acceptance falls."),
     Mistake("drops_pending", _drops_pending, "the verify pass's first slot holds the pending token, the one the "
             "previous step emitted: it is part of the text and stays. " + KEEP),
-    Mistake("keeps_one_rejected", _keeps_one_rejected,
+    Mistake("keeps_one_rejected", lambda *step: _rolled_back(*step, accepted=len(step[-1])),  # the mistake
             "one slot too many: the last emitted token is the replacement or the bonus, not an accepted draft token. "
             + KEEP),
     Mistake("keeps_the_new_token", _keeps_the_new_token,
             "the token the step emitted last has no keys yet: it is the next step's pending token, the first "
             "position of the next pass. Keep only the pending token's and the accepted tokens' slots."),
-    Mistake("draft_not_cropped", _draft_not_cropped,
+    Mistake("draft_not_cropped", lambda *step: _rolled_back(*step, crop_draft=False),  # the mistake
             "after a rejection the draft's cache holds rejected draft tokens too: crop it to the same slots as the "
             "target's, so that its next proposals follow the text."),
 ]

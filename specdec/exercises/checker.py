@@ -142,11 +142,9 @@ def where_it_raised(error: Exception) -> str | None:
     """The line of the learner's own code where `error` was raised or passed through."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         compiled = frame.filename.endswith((".pyx", ".pxd")) or frame.filename.startswith("<frozen")
-        if compiled or os.path.realpath(frame.filename).startswith(_LIBRARY_DIRECTORIES):
-            continue
-        code = (frame.line or "").strip()
-        place = f"line {frame.lineno} of your {frame.name}"
-        return f"{place}: {code}" if code else place
+        if not compiled and not os.path.realpath(frame.filename).startswith(_LIBRARY_DIRECTORIES):
+            place, code = f"line {frame.lineno} of your {frame.name}", (frame.line or "").strip()
+            return f"{place}: {code}" if code else place
     return None
 
 
@@ -160,10 +158,6 @@ class Problem:
     kind: str
     summary: str
     hint: str | None = None
-
-
-def close(got: float, expected: float) -> bool:
-    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def describe_type(value) -> str:
@@ -213,6 +207,16 @@ def _as_pair(value) -> tuple[int, float] | None:
     return (int(gamma), best) if _is_integer(gamma) and best is not None else None
 
 
+def _close(got: float, expected: float) -> bool:
+    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _vectors_differ(a, b) -> str | None:
+    if a.shape != b.shape:
+        return f"the shape is {a.shape}, not {b.shape}"
+    return None if np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True) else "the values differ"
+
+
 def _float_type(value, what: str = "the value") -> Problem | None:
     if type(value) is float:
         return None
@@ -232,24 +236,18 @@ def _array_type(got: Outcome) -> Problem | None:
                                   "itself (or a view of it)",
                        "your result is the caller's array itself (or a view of it), so changing one changes the "
                        "other: return a new array, e.g. np.array(target, dtype=float) in the fallback.")
-    if not isinstance(got.value, np.ndarray):
-        return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_ARRAY)
     if got.value.dtype != np.float64:
         return Problem("type", f"the values are right but the array's dtype is {got.value.dtype}", RETURN_ARRAY)
     return None
 
 
-def token_list_type(got: Outcome) -> Problem | None:
-    if not isinstance(got.value, list):
-        return Problem("type", f"the tokens are right but you returned {describe_type(got.value)}", RETURN_TOKEN_LIST)
+def _token_list_type(got: Outcome) -> Problem | None:
     kinds = sorted({type(token).__name__ for token in got.value if type(token) is not int})
     return Problem("type", f"the tokens are right but they are numpy integers ({', '.join(kinds)})",
                    NUMPY_INTEGERS) if kinds else None
 
 
 def _pair_type(got: Outcome) -> Problem | None:
-    if not isinstance(got.value, tuple):
-        return Problem("type", f"the values are right but you returned {describe_type(got.value)}", RETURN_PAIR)
     if type(got.value[0]) is not int:
         return Problem("type", f"γ is right but it is a {type(got.value[0]).__name__}", NUMPY_INTEGERS)
     return _float_type(got.value[1], "the speedup")
@@ -257,15 +255,18 @@ def _pair_type(got: Outcome) -> Problem | None:
 
 @dataclass(frozen=True)
 class ResultKind:
-    """What an exercise returns: `normalise` turns a value into one to compare (None if it is not such
-    a value, which is a type problem); `differs(a, b)` says how two normalised values differ (None if
-    they agree); `right_type(outcome)` is the problem with a right value's type, if any."""
+    """What an exercise returns (`noun`, how to `return_hint` it): `normalise` turns a value into one to compare
+    (None if it is not such a value: a type problem); `differs(a, b)` says how two normalised values differ (None
+    if they agree). A right value must be a `container` ("the values are right but you returned a list"), then
+    pass `right_type(outcome)`, which names any problem with the rest of its type."""
 
     noun: str
     return_hint: str
     normalise: Callable
     differs: Callable
     right_type: Callable
+    container: type | None = None
+    right_words: str = "the values are right"
     with_dtype: bool = False
 
     def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
@@ -289,6 +290,8 @@ class ResultKind:
             return Problem("value", differs)
         if got.rng_state != expected.rng_state:
             return Problem("draws", "the tokens are right, but rng ended in another state than the rule leaves it in")
+        if self.container is not None and not isinstance(got.value, self.container):
+            return Problem("type", f"{self.right_words} but you returned {describe_type(got.value)}", self.return_hint)
         return self.right_type(got)
 
     def same_result(self, first: Outcome, second: Outcome) -> bool:
@@ -300,19 +303,14 @@ class ResultKind:
             a is not None and b is not None and not self.differs(a, b)))
 
 
-def _vectors_differ(a, b) -> str | None:
-    if a.shape != b.shape:
-        return f"the shape is {a.shape}, not {b.shape}"
-    return None if np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True) else "the values differ"
-
-
-FLOAT = ResultKind("a number", RETURN_FLOAT, as_number, lambda a, b: None if close(a, b) or (
+FLOAT = ResultKind("a number", RETURN_FLOAT, as_number, lambda a, b: None if _close(a, b) or (
     math.isnan(a) and math.isnan(b)) else "the value differs", lambda got: _float_type(got.value))
-DISTRIBUTION = ResultKind("an array of real numbers", RETURN_ARRAY, as_vector, _vectors_differ, _array_type, True)
-TOKENS = ResultKind("a list of token ids", RETURN_TOKEN_LIST, as_tokens,
-                    lambda a, b: None if a == b else "the tokens differ", token_list_type)
+DISTRIBUTION = ResultKind("an array of real numbers", RETURN_ARRAY, as_vector, _vectors_differ, _array_type,
+                          np.ndarray, with_dtype=True)
+TOKENS = ResultKind("a list of token ids", RETURN_TOKEN_LIST, as_tokens, lambda a, b: None if a == b
+                    else "the tokens differ", _token_list_type, list, "the tokens are right")
 GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, lambda a, b: None if a[0] == b[0]
-                               and close(a[1], b[1]) else "the best γ or its speedup differs", _pair_type)
+                               and _close(a[1], b[1]) else "the best γ or its speedup differs", _pair_type, tuple)
 
 # --- The exercises ---------------------------------------------------------------------------------
 
@@ -413,10 +411,10 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
     problem, case, outcome = problems[index], cases[index], got[index]
     if problem.hint:
         return problem.hint, None
-    symptoms = [s for s in SYMPTOMS if exercise.name in s.exercises and problem.kind in s.kinds]
-    for symptom in symptoms:
-        if not symptom.last_resort and symptom.shows(case, outcome):
-            return symptom.hint, None
+    shown = [s for s in SYMPTOMS if exercise.name in s.exercises and problem.kind in s.kinds and s.shows(case, outcome)]
+    plain, last_resort = [s.hint for s in shown if not s.last_resort], [s.hint for s in shown if s.last_resort]
+    if plain:
+        return plain[0], None
     if case.seed is not None:  # random draws: every case, to tell apart mistakes that agree on most seeds
         relevant = [index] + [i for i in range(len(cases)) if i != index]
     else:
@@ -433,10 +431,7 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
         return ("your tokens are right but rng ended in another state: " + counted + "Make exactly one rng.random() "
                 "per visited position, then one rng.choice(V, p=…) — the replacement or the bonus — and nothing "
                 "else, so that the caller's next draws are what they expect."), None
-    for symptom in symptoms:
-        if symptom.last_resort and symptom.shows(case, outcome):
-            return symptom.hint, None
-    return None, None
+    return (last_resort[0] if last_resort else None), None
 
 
 # --- The feedback ----------------------------------------------------------------------------------
