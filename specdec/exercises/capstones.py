@@ -116,6 +116,7 @@ RETURN_TWO_LISTS = "return a tuple of two lists of ints: return target_slots_aft
 TWO_CACHES = ResultKind("a pair of lists (target_slots, draft_slots)", RETURN_TWO_LISTS, _as_two_lists,
                         _caches_differ, _two_lists_type)
 
+
 def _rolled_back(target_slots, draft_slots, draft_tokens, emitted, accepted=None, crop_target=True,
                  crop_draft=True, catch_up=True):
     """`roll_back_caches` written out, with the parts a wrong version changes as arguments."""
@@ -123,8 +124,8 @@ def _rolled_back(target_slots, draft_slots, draft_tokens, emitted, accepted=None
     keep = len(target_slots) - len(draft_tokens) + accepted
     target_after = target_slots[:keep] if crop_target else list(target_slots)
     if accepted < len(draft_tokens):
-        return target_after, draft_slots[:keep] if crop_draft else list(draft_slots)
-    return target_after, draft_slots + [draft_tokens[-1]] if catch_up else list(draft_slots)
+        return target_after, (draft_slots[:keep] if crop_draft else list(draft_slots))
+    return target_after, (draft_slots + [draft_tokens[-1]] if catch_up else list(draft_slots))
 
 
 def _drops_pending(target_slots, draft_slots, draft_tokens, emitted):
