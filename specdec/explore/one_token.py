@@ -1,10 +1,8 @@
 """One token (notebook 01): edit p and q by hand and watch α, the overlap and the residual respond.
 
-A slider per token sets a raw weight for p and for q; each row is divided by its sum, so weights need
-not add up to 1, and every number comes from the core (`acceptance_rate`, `residual_distribution`,
-`specdec.theory`). A row whose weights are all 0 is drawn at zero, with a note that it needs some mass.
-Presets fill the sliders: the worked example, q = p, disjoint rows, and seeded `random_rows` (rounded
-to the sliders' step), applied again when the closeness or the seed moves.
+A slider per token sets a raw weight for p and for q: each row is divided by its sum (a row of zeros is drawn at
+zero, with a note that it needs some mass), and every number comes from the core. Presets fill the sliders (the
+worked example, q = p, disjoint rows, seeded `random_rows`), the random one again when the closeness or seed moves.
 """
 
 from __future__ import annotations
@@ -23,10 +21,8 @@ from ..theory import kl_divergence, tv_distance
 from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
                     slider, styled, table)
 
-#: Resolution of the weight sliders; presets round to it so a slider shows exactly its weight.
-WEIGHT_STEP = 0.01
-#: The weight of p and of q that a token starts with when a larger V first brings it in.
-NEW_TOKEN_WEIGHT = 0.1
+WEIGHT_STEP = 0.01  #: the weight sliders' step; presets round to it, so that a slider shows exactly its weight
+NEW_TOKEN_WEIGHT = 0.1  #: the weight of p and of q that a token starts with when a larger V first brings it in
 
 _ROW_WIDTH, _ROW_OFFSET = 0.27, 0.29  # three bars per token above: p, min(p, q), q
 _BAR_WIDTH, _OFFSET = 0.38, 0.2  # two below: max(0, p − q), r
@@ -46,28 +42,20 @@ class OneTokenFigure(Picture):
     """
 
     def __init__(self, max_vocab: int = ONE_TOKEN_VOCAB_SLIDER_MAX):
-        positions, zeros = np.arange(max_vocab), np.zeros(max_vocab)
-        roles = palette.ROLES
+        self._positions = np.arange(max_vocab)
         with styled():
             self.figure = new_figure(7.4, 5.0)
             self.rows_axes, self.residual_axes = rows, residual = self.figure.subplots(
-                2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
-            self.target_bars = rows.bar(positions - _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("target"),
-                                        label=roles["target"].label, zorder=2)
-            self.overlap_bars = rows.bar(positions, zeros, _ROW_WIDTH, **role_style("accepted"), edgecolor="white",
-                                         label=roles["accepted"].labelled("overlap\nmin(p, q),\nsums to α"), zorder=2)
-            self.draft_bars = rows.bar(positions + _ROW_OFFSET, zeros, _ROW_WIDTH, **role_style("draft"),
-                                       edgecolor="white", label=roles["draft"].label, zorder=2)
-            self.excess_bars = residual.bar(positions - _OFFSET, zeros, _BAR_WIDTH, **role_style("resampled"),
-                                            edgecolor="white", label=roles["resampled"].labelled("\nmax(0, p − q)"),
-                                            zorder=2)
-            self.residual_bars = residual.bar(positions + _OFFSET, zeros, _BAR_WIDTH,
-                                              **{**role_style("resampled"), "facecolor": "white"},
-                                              edgecolor=palette.RESAMPLED, linewidth=1.2,
-                                              label=roles["resampled"].labelled("\nresidual r\n(normalised)"), zorder=2)
+                2, 1, sharex=True, height_ratios=[3, 2])
+            self.target_bars = self._bars(rows, -_ROW_OFFSET, _ROW_WIDTH, "target")
+            self.overlap_bars = self._bars(rows, 0, _ROW_WIDTH, "accepted", "overlap\nmin(p, q),\nsums to α",
+                                           edgecolor="white")
+            self.draft_bars = self._bars(rows, _ROW_OFFSET, _ROW_WIDTH, "draft", edgecolor="white")
+            self.excess_bars = self._bars(residual, -_OFFSET, _BAR_WIDTH, "resampled", "\nmax(0, p − q)",
+                                          edgecolor="white")
+            self.residual_bars = self._bars(residual, _OFFSET, _BAR_WIDTH, "resampled", "\nresidual r\n(normalised)",
+                                            facecolor="white", edgecolor=palette.RESAMPLED, linewidth=1.2)
             residual.set_xlabel("token")
-            note_style = {"ha": "center", "va": "center", "fontsize": 11, "zorder": 5,
-                          "bbox": {"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9}}
             titles, notes = [], []
             self.short = short = compact()  # the compact figure: titles that clear the right-hand ones
             for axes, title in ((rows, "p, q, min(p, q)" if short else "p, q and overlap min(p, q)"),
@@ -76,15 +64,21 @@ class OneTokenFigure(Picture):
                 axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
                 axes.set_title(title, loc="left", y=1.0)
                 titles.append(axes.set_title(" ", loc="right", y=1.0))
-                notes.append(axes.text(0.5, 0.6, "", transform=axes.transAxes, **note_style))
+                notes.append(axes.text(0.5, 0.6, "", transform=axes.transAxes, ha="center", va="center", fontsize=11,
+                                       zorder=5, bbox=dict(facecolor="white", edgecolor=palette.NEUTRAL, alpha=0.9)))
                 axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25, zorder=0)
                 axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # one width: the frozen layout fits
             (self.rows_title, self.residual_title), (self.rows_note, self.residual_note) = titles, notes
-        self._shown_vocab = self._limits = None
+        self._labels = self._limits = None
         self.fast = FastRedraw(self.figure, changing=[
             *self._all_bars(), *titles, *notes, *rows.spines.values(), *residual.spines.values()],
             occasional=[rows.xaxis, rows.yaxis, residual.xaxis, residual.yaxis])
+
+    def _bars(self, axes, offset: float, width: float, role: str, detail: str = "", **style):
+        """A bar per token, `offset` from it, at height 0 for now: role `role`'s look and label (then `detail`)."""
+        return axes.bar(self._positions + offset, np.zeros(self._positions.size), width,
+                        **{**role_style(role), **style}, label=palette.ROLES[role].labelled(detail), zorder=2)
 
     def _all_bars(self) -> list:
         return [*self.target_bars, *self.overlap_bars, *self.draft_bars, *self.excess_bars, *self.residual_bars]
@@ -92,19 +86,13 @@ class OneTokenFigure(Picture):
     def update(self, target, draft, residual, labels, alpha, note: str = "") -> None:
         """Show normalised rows p and q (None for a row without mass, with `note` saying why), the
         residual norm(max(0, p − q)) as the core computed it (None when it has no mass), and α."""
-        vocab = len(labels)
-        if labels != self._shown_vocab:
+        vocab, complete = len(labels), target is not None and draft is not None
+        if labels != self._labels:  # a new V: every bar hidden, then those of its tokens with a height shown
             for bar in self._all_bars():
                 bar.set_visible(False)
-            self.residual_axes.set_xticks(range(vocab), labels)
-            self.residual_axes.set_xlim(-0.6, vocab - 0.4)
-            self._shown_vocab = list(labels)
-            self.fast.invalidate((vocab, self._limits))  # the state of both axes: seen before, its pixels are kept
-        complete = target is not None and draft is not None
-        p = np.zeros(vocab) if target is None else np.asarray(target, dtype=float)
-        q = np.zeros(vocab) if draft is None else np.asarray(draft, dtype=float)
-        overlap = np.minimum(p, q) if complete else np.zeros(vocab)
-        excess = np.maximum(p - q, 0.0) if complete else np.zeros(vocab)
+            self.residual_axes.set(xticks=range(vocab), xticklabels=labels, xlim=(-0.6, vocab - 0.4))
+        p, q = (np.zeros(vocab) if row is None else np.asarray(row, dtype=float) for row in (target, draft))
+        overlap, excess = (np.minimum(p, q), np.maximum(p - q, 0.0)) if complete else np.zeros((2, vocab))
         r = np.asarray(residual, dtype=float) if residual is not None and complete else np.zeros(vocab)
         for bars, heights in ((self.target_bars, p), (self.draft_bars, q), (self.overlap_bars, overlap),
                               (self.excess_bars, excess), (self.residual_bars, r)):
@@ -119,10 +107,10 @@ class OneTokenFigure(Picture):
             text.set_text(message)
             text.set_visible(bool(message))
         limits = (nice_top(max(p.max(), q.max())), nice_top(max(excess.max(), r.max())))
-        if limits != self._limits:
+        if (labels, limits) != (self._labels, self._limits):  # the state of both axes: seen before, its pixels are kept
             self.rows_axes.set_ylim(0, limits[0])
             self.residual_axes.set_ylim(0, limits[1])
-            self._limits = limits
+            self._labels, self._limits = list(labels), limits
             self.fast.invalidate((vocab, limits))
 
 
@@ -132,8 +120,7 @@ def _weights(value, name, arguments):
     if not VOCAB_SLIDER_MIN <= weights.size <= ONE_TOKEN_VOCAB_SLIDER_MAX:
         raise ValueError(f"{name} must have {VOCAB_SLIDER_MIN} … {ONE_TOKEN_VOCAB_SLIDER_MAX} weights (one per token), "
                          f"got {weights.size}")
-    outside = ~((weights >= 0) & (weights <= 1))  # NaN counts as outside
-    if outside.any():
+    if (outside := ~((weights >= 0) & (weights <= 1))).any():  # NaN counts as outside
         index = int(np.argmax(outside))
         raise ValueError(f"{name}[{index}] = {weights[index]!r}: each weight must be in [0, 1] (a slider's range)")
     if "target" in arguments and name == "draft":
@@ -185,45 +172,37 @@ class OneTokenExplorer(Explorer):
                                 layout=widgets.Layout(width="32em")),
             "seed": slider("random preset: seed", seed, (0, STEP_SEED_SLIDER_MAX), layout=widgets.Layout(width="28em")),
         }
-        # One layout and one style shared by all 24 weight sliders (and their labels): the notebook
-        # stores each widget model once, so sharing keeps the saved notebook small.
-        slider_layout = widgets.Layout(width="11.5em" if narrow else "17em")
-        slider_style = widgets.SliderStyle(description_width="initial")
-        label_layout, label_style = widgets.Layout(width="3.5em" if narrow else "5em"), HTMLStyle()
-        self.normalised = {"p": [], "q": []}  # the normalised weight shown beside each slider
-        self.weight_lines = []  # per token and row, the slider-and-value line, hidden beyond V
+        # One layout and one style for all 24 weight sliders, one for their labels: the saved notebook stores each once.
+        shared = dict(min=0, max=1, step=WEIGHT_STEP, readout_format=".2f", layout=widgets.Layout(
+            width="11.5em" if narrow else "17em"), style=widgets.SliderStyle(description_width="initial"))
+        label_traits = dict(layout=widgets.Layout(width="3.5em" if narrow else "5em"), style=HTMLStyle())
+        self.normalised = {"p": [], "q": []}  # per row, the normalised weight shown beside each slider
+        self.weight_lines = {"p": [], "q": []}  # per row, each token's slider-and-value line, hidden beyond V
         columns = []
         for row, role, initial in (("p", palette.ROLES["target"], target), ("q", palette.ROLES["draft"], draft)):
-            lines = [widgets.HTML(f"<b style='color:{role.colour}'>{role.label}</b>: raw weight → normalised")]
             for index, label in enumerate(self.labels):
                 value = float(initial[index]) if index < initial.size else NEW_TOKEN_WEIGHT
-                controls[f"{row} {label}"] = widgets.FloatSlider(
-                    value=value, min=0, max=1, step=WEIGHT_STEP, readout_format=".2f", description=f"{row}({label})",
-                    style=slider_style, layout=slider_layout)
-                self.normalised[row].append(widgets.HTML(layout=label_layout, style=label_style))
-                lines.append(widgets.HBox([controls[f"{row} {label}"], self.normalised[row][-1]]))
-                self.weight_lines.append(lines[-1])
-            columns.append(widgets.VBox(lines, layout=widgets.Layout(margin="0" if narrow else "0 2em 0 0")))
+                controls[f"{row} {label}"] = widgets.FloatSlider(value=value, description=f"{row}({label})", **shared)
+                self.normalised[row].append(widgets.HTML(**label_traits))
+                self.weight_lines[row].append(widgets.HBox([controls[f"{row} {label}"], self.normalised[row][-1]]))
+            heading = widgets.HTML(f"<b style='color:{role.colour}'>{role.label}</b>: raw weight → normalised")
+            columns.append(widgets.VBox([heading, *self.weight_lines[row]],
+                                        layout=widgets.Layout(margin="0" if narrow else "0 2em 0 0")))
         presets = {"worked example": ("the worked example", "p = (0.5, 0.3, 0.2, 0), q uniform, V = 4",
                                       self.apply_worked_example),
                    "identical": ("identical (q = p)", "q takes p's weights", self.apply_identical),
                    "disjoint": ("disjoint support", "p and q share no token", self.apply_disjoint),
                    "random": ("random (seed, closeness)", "seeded Dirichlet rows", self.apply_random)}
-        for name, (description, tooltip, _method) in presets.items():
-            controls[name] = widgets.Button(description=description, tooltip=tooltip,
-                                            layout=widgets.Layout(width="auto"))
-        buttons = list(presets)
-        super().__init__(
-            controls, [["vocab", "gamma"], buttons, ["closeness", "seed"], [widgets.HBox(columns)]],
-            OneTokenFigure(max_vocab=ONE_TOKEN_VOCAB_SLIDER_MAX),
-            # Compact: the presets, the key lines, then q's sliders (the row a learner moves first), then p's.
-            compact_rows=([buttons], [[columns[1]], [columns[0]], ["vocab", "gamma"], ["closeness", "seed"]]))
+        for name, (text, tooltip, _method) in presets.items():
+            controls[name] = widgets.Button(description=text, tooltip=tooltip, layout=widgets.Layout(width="auto"))
+        rows = [["vocab", "gamma"], list(presets), ["closeness", "seed"], [widgets.HBox(columns)]]
+        # Compact: the presets, the key lines, then q's sliders (the row a learner moves first), then p's.
+        compact_rows = ([list(presets)], [[columns[1]], [columns[0]], ["vocab", "gamma"], ["closeness", "seed"]])
+        super().__init__(controls, rows, OneTokenFigure(max_vocab=ONE_TOKEN_VOCAB_SLIDER_MAX), compact_rows)
         for name, (_description, _tooltip, method) in presets.items():
             self.on_click(name, method)
         for name in ("closeness", "seed"):
             self.on_change(name, self.apply_random)
-
-    # ---- presets ----
 
     def set_rows(self, p_values=None, q_values=None) -> None:
         """Set the first weight sliders of p and of q (either may be None: left as it is)."""
@@ -245,80 +224,58 @@ class OneTokenExplorer(Explorer):
         self.set_rows([1.0] * half + [0.0] * (vocab - half), [0.0] * half + [1.0] * (vocab - half))
 
     def apply_random(self) -> None:
-        p_rows, q_rows = random_rows(1, self.value("vocab"), self.value("closeness"),
-                                     np.random.default_rng(self.value("seed")))
-        self.set_rows(*([round(float(value), 2) for value in rows[0]] for rows in (p_rows, q_rows)))
+        p, q = random_rows(1, self.value("vocab"), self.value("closeness"), np.random.default_rng(self.value("seed")))
+        self.set_rows(*([round(float(value), 2) for value in rows[0]] for rows in (p, q)))
 
     def raw_weights(self, row: str) -> np.ndarray:
         """The slider values of `row` ("p" or "q") for the V tokens in play."""
         return np.array([self.value(f"{row} {label}") for label in self.labels[: self.value("vocab")]])
 
-    # ---- the view ----
-
     def compute(self) -> dict:
         vocab, gamma = self.value("vocab"), self.value("gamma")
-        labels = self.labels[:vocab]
-        for index, weight_line in enumerate(self.weight_lines):
-            display = None if index % ONE_TOKEN_VOCAB_SLIDER_MAX < vocab else "none"
-            if weight_line.layout.display != display:
-                weight_line.layout.display = display
-        rows = {}
+        labels, rows = self.labels[:vocab], {}
         for row in ("p", "q"):
             weights = self.raw_weights(row)
             rows[row] = weights / weights.sum() if weights.sum() > 0 else None
-            for index, label in enumerate(self.normalised[row][:vocab]):
-                text = "→ —" if rows[row] is None else f"→ {rows[row][index]:.3f}"
-                if label.value != text:
-                    label.value = text
-        shown = {"vocab": vocab, "labels": labels, "gamma": gamma, "target": rows["p"], "draft": rows["q"],
+            for index, weight_line in enumerate(self.weight_lines[row]):
+                weight_line.layout.display = None if index < vocab else "none"
+            for index, shown_weight in enumerate(self.normalised[row][:vocab]):
+                shown_weight.value = "→ —" if rows[row] is None else f"→ {rows[row][index]:.3f}"
+        p, q = rows["p"], rows["q"]
+        shown = {"vocab": vocab, "labels": labels, "gamma": gamma, "target": p, "draft": q,
                  "missing": [row for row in ("p", "q") if rows[row] is None]}
         if shown["missing"]:
-            names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in shown["missing"])
-            shown["note"] = f"every weight of {names} is 0: raise one of its sliders"
             short = " and ".join(shown["missing"])  # the figure's note: short enough for the compact figure
-            self.picture.update(rows["p"], rows["q"], None, labels, None,
+            self.picture.update(p, q, None, labels, None,
                                 note=f"every weight of {short} is 0:\nraise one of its sliders")
             shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
             return shown
-        p, q = rows["p"], rows["q"]
-        shown.update(alpha=acceptance_rate(p, q), tv=tv_distance(p, q), kl=kl_divergence(p, q),
-                     excess=np.maximum(p - q, 0.0), residual=residual_distribution(p, q))
-        shown["expected_tokens"] = expected_tokens(shown["alpha"], gamma)
-        has_residual = shown["excess"].sum() > 0
-        self.picture.update(p, q, shown["residual"] if has_residual else None, labels, shown["alpha"])
+        alpha = acceptance_rate(p, q)
+        shown.update(alpha=alpha, tv=tv_distance(p, q), kl=kl_divergence(p, q), excess=np.maximum(p - q, 0.0),
+                     residual=residual_distribution(p, q), expected_tokens=expected_tokens(alpha, gamma))
+        self.picture.update(p, q, shown["residual"] if shown["excess"].sum() > 0 else None, labels, alpha)
         return shown
 
     def describe(self, shown: dict) -> Readout:
         if shown["missing"]:
-            note = shown["note"]
-            return Readout([
-                line(bold(note[0].upper() + note[1:] + ".")),
-                line("A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 there "
-                     "is nothing to divide, so that row needs some mass before α, TV, KL or the residual mean "
-                     "anything."),
-            ])
-        alpha, tv, kl, gamma = shown["alpha"], shown["tv"], shown["kl"], shown["gamma"]
-        labels, p, q = shown["labels"], shown["target"], shown["draft"]
-        if np.isinf(kl):
-            impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]
-            kl_line = line(f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so "
-                           f"log(p/q) is infinite there. α stays finite: the draft never proposes "
-                           f"{'that token' if len(impossible) == 1 else 'those tokens'}, and the residual puts "
-                           "p's mass back.")
-        else:
-            kl_line = line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats")
+            names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in shown["missing"])
+            return Readout([line(bold(f"Every weight of {names} is 0: raise one of its sliders.")),
+                            line("A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 "
+                                 "there is nothing to divide, so that row needs some mass before α, TV, KL or the "
+                                 "residual mean anything.")])
+        kl, gamma, labels, p, q = shown["kl"], shown["gamma"], shown["labels"], shown["target"], shown["draft"]
+        impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]  # where KL is infinite
         residual = shown["residual"] if shown["excess"].sum() > 0 else np.zeros(len(labels))
-        if shown["excess"].sum() > 0:
-            residual_line = line("residual r = norm(max(0, p − q)) puts its mass on " + ", ".join(
-                f"{label} {value:.3f}" for label, value in zip(labels, residual) if value > 0))
-        else:
-            residual_line = line("p = q, so max(0, p − q) has no mass: a draft token is never rejected, and no "
-                                 "residual is needed")
         return Readout([
-            line(bold(f"α = Σ min(p, q) = {alpha:.3f}"), key=True),
-            line(f"TV(p, q) = ½ Σ |p − q| = {tv:.3f} = 1 − α", key=True),
-            kl_line,
-            residual_line,
+            line(bold(f"α = Σ min(p, q) = {shown['alpha']:.3f}"), key=True),
+            line(f"TV(p, q) = ½ Σ |p − q| = {shown['tv']:.3f} = 1 − α", key=True),
+            line(f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so log(p/q) is "
+                 f"infinite there. α stays finite: the draft never proposes "
+                 f"{'that token' if len(impossible) == 1 else 'those tokens'}, and the residual puts p's mass back.")
+            if np.isinf(kl) else line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats"),
+            line("residual r = norm(max(0, p − q)) puts its mass on " + ", ".join(
+                f"{label} {value:.3f}" for label, value in zip(labels, residual) if value > 0)) if residual.any() else
+            line("p = q, so max(0, p − q) has no mass: a draft token is never rejected, and no residual is needed"),
             line(f"γ = {gamma}: ", bold(f"{shown['expected_tokens']:.3f}"), " tokens per step on average", key=True),
             line(f"(if every position had this α, a step with γ = {gamma} draft tokens yields "
                  "(1 − α^(γ+1)) / (1 − α) tokens on average)", note=True),

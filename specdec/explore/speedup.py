@@ -1,8 +1,8 @@
 """Tokens per step and speedup (notebook 04): α, γ and c in; P(N = k), E[N] and the speedup against γ out.
 
-The numbers are `specdec.theory`'s (the same α at every position, a verify pass costing one target
-pass). The explorer opens with the speedup curve and its star hidden, so that the learner predicts
-the best γ first. Also here: notebook 04's two static figures, drawn from `specdec.theory`.
+The numbers, and notebook 04's two static figures (also here), are `specdec.theory`'s: the same α at every position,
+a verify pass costing one target pass. The speedup curve and its star stay hidden until a control moves, so that
+the learner predicts the best γ first.
 """
 
 from __future__ import annotations
@@ -10,23 +10,19 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from .. import palette
-from ..core import expected_tokens
+from ..palette import ACCEPTED, BONUS, DRAFT, HIGHLIGHT, NEUTRAL, RESAMPLED, TARGET
 from ..validation import DEFAULT_MAX_GAMMA, Count, Probability, checked
-from ..theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
+from ..theory import (best_draft_lengths, break_even_acceptance_rate, expected_tokens, optimal_gamma, speedup,
                       speedup_table, token_count_distribution)
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
                     panel_axes, role_patch, role_style, slider, styled)
 
-#: Range of the cost-ratio slider: c = 1 (the draft is as slow as the target) to 100.
-COST_RANGE = (1, 100)
-#: Tops the E[N] axis and the speedup axis may take; room above the largest value; fewest k slots.
-LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)
-HEADROOM = 0.15
-MIN_TOKEN_SLOTS = 4
+COST_RANGE = (1, 100)  #: the cost-ratio slider's range: c = 1 (the draft as slow as the target) to 100
+LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)  #: the tops the E[N] and speedup axes may take
+HEADROOM = 0.15  #: the room above the largest value, as a fraction of it
+MIN_TOKEN_SLOTS = 4  #: the fewest k slots the P(N = k) panel shows
 
 
 def nice_limit(value: float) -> float:
@@ -61,91 +57,69 @@ class SpeedupFigure(Picture):
     """
 
     def __init__(self, max_gamma: int = DEFAULT_MAX_GAMMA):
-        self.max_gamma = max_gamma
-        self.short = compact()  # the compact layout's smaller figure: shorter texts
-        gammas = np.arange(max_gamma + 1)
-        gamma_range = (-0.5, max_gamma + 0.5)
+        self.max_gamma, self.short = max_gamma, compact()  # compact: short titles (full ones collide), few ticks
+        gammas, ones = np.arange(max_gamma + 1), np.ones(max_gamma + 1)
         chosen = dict(linestyle="none", marker="o", markersize=11, markerfacecolor="none",
-                      markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="chosen γ")
+                      markeredgecolor=HIGHLIGHT, markeredgewidth=2, label="chosen γ")
         with styled():
             self.figure = new_figure(10.0, 4.8, compact_size=COMPACT_FIGURE_INCHES)
             self.counts_axes, self.tokens_axes, self.speed_axes = counts, tokens, speed = panel_axes(self.figure, 3)
-            self.bars = counts.bar(gammas + 1, np.zeros(max_gamma + 1), width=0.8, edgecolor=palette.HIGHLIGHT,
-                                   linewidth=0.6)
-            self.mean_line = counts.axvline(1.0, color=palette.HIGHLIGHT, linestyle="--", linewidth=1.5, gid="mean")
+            self.bars = counts.bar(gammas + 1, np.zeros(max_gamma + 1), edgecolor=HIGHLIGHT, linewidth=0.6)
+            self.mean_line = counts.axvline(1.0, color=HIGHLIGHT, linestyle="--", linewidth=1.5, gid="mean",
+                                            label="mean E[N]")
             counts.set(title="Tokens from one step", xlabel="tokens from one step, k", ylabel="P(N = k)",
                        ylim=(0, 1.05))
             counts.xaxis.set_major_locator(MaxNLocator(integer=True))
-            self.ceiling = tokens.plot(gammas, gammas + 1, color=palette.NEUTRAL, linestyle=":", linewidth=1.5,
-                                       label="γ + 1: every draft accepted")[0]
-            (self.expected_line,) = tokens.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT,
-                                                marker=".", label="E[N] at this α")
+            (self.ceiling,) = tokens.plot(gammas, gammas + 1, color=NEUTRAL, linestyle=":", linewidth=1.5,
+                                          label="γ + 1: every draft accepted")
+            (self.expected_line,) = tokens.plot(gammas, ones, color=HIGHLIGHT, marker=".", label="E[N] at this α")
             (self.tokens_marker,) = tokens.plot([0], [1], **chosen)
-            # compact: the panels are narrow, the full title would run into the speedup panel's y label
-            tokens.set(title="Expected tokens" if compact() else "Expected tokens E[N]", xlabel="draft length γ",
-                       ylabel="E[N]" if compact() else "E[N], tokens per step", xlim=gamma_range)
-            self.break_even = speed.axhline(1.0, color=palette.NEUTRAL, linestyle="--", linewidth=1.5,
+            tokens.set(title="Expected tokens" if self.short else "Expected tokens E[N]",
+                       ylabel="E[N]" if self.short else "E[N], tokens per step")
+            self.break_even = speed.axhline(1.0, color=NEUTRAL, linestyle="--", linewidth=1.5,
                                             label="1× (plain decoding)")
-            (self.speedup_line,) = speed.plot(gammas, np.ones(max_gamma + 1), color=palette.HIGHLIGHT, marker=".",
-                                              label="speedup")
+            (self.speedup_line,) = speed.plot(gammas, ones, color=HIGHLIGHT, marker=".", label="speedup")
             (self.speed_marker,) = speed.plot([0], [1], **chosen)
             (self.best_marker,) = speed.plot([1], [1], linestyle="none", marker="*", markersize=15,
-                                             color=palette.HIGHLIGHT, label="best γ", gid="best-gamma")
-            # Placed clear of the curve, the star and the title at each update (`_label_place`).
-            self.best_label = speed.text(1, 1, "", ha="center", va="center")
+                                             color=HIGHLIGHT, label="best γ", gid="best-gamma")
+            self.best_label = speed.text(1, 1, "", ha="center", va="center")  # placed by `_place_label`
             self.speed_note = speed.text(0.5, 0.93, "", transform=speed.transAxes, ha="center", va="top",
-                                         bbox={"facecolor": "white", "edgecolor": palette.NEUTRAL, "alpha": 0.9})
-            speed.set(title="Speedup" if compact() else "Speedup against γ", xlabel="draft length γ",
-                      ylabel="speedup (×)", xlim=gamma_range)
+                                         bbox={"facecolor": "white", "edgecolor": NEUTRAL, "alpha": 0.9})
+            speed.set(title="Speedup" if self.short else "Speedup against γ", ylabel="speedup (×)")
             for axes in (tokens, speed):
-                # compact: short panels, so few ticks that their labels stay apart
-                axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if compact() else 5, steps=[1, 2, 2.5, 5, 10]))
+                axes.set(xlabel="draft length γ", xlim=(-0.5, max_gamma + 0.5))
+                axes.yaxis.set_major_locator(MaxNLocator(nbins=2 if self.short else 5, steps=[1, 2, 2.5, 5, 10]))
                 axes.yaxis.set_major_formatter(FuncFormatter(four_characters))
             # One legend under the panels: inside, the curves (whose limits follow the data) would run into it.
             self.figure.legend(handles=[
-                role_patch("resampled", "k ≤ γ, a rejection", edgecolor=palette.HIGHLIGHT),
-                role_patch("bonus", "k = γ+1, all accepted", edgecolor=palette.HIGHLIGHT),
-                Line2D([], [], color=palette.HIGHLIGHT, linestyle="--", label="mean E[N]"),
-                self.ceiling, self.expected_line, self.tokens_marker, self.break_even, self.speedup_line,
-                self.best_marker,
-            ], loc="outside lower center", ncols=2 if compact() else 3)
+                role_patch("resampled", "k ≤ γ, a rejection", edgecolor=HIGHLIGHT),
+                role_patch("bonus", "k = γ+1, all accepted", edgecolor=HIGHLIGHT), self.mean_line, self.ceiling,
+                self.expected_line, self.tokens_marker, self.break_even, self.speedup_line, self.best_marker,
+            ], loc="outside lower center", ncols=2 if self.short else 3)
         self._limits = None
-        self.fast = FastRedraw(self.figure, changing=[
-            *self.bars, self.mean_line, self.ceiling, self.expected_line, self.tokens_marker, self.break_even,
-            self.speedup_line, self.speed_marker, self.best_marker, self.best_label, self.speed_note],
-            occasional=[counts.xaxis, tokens.yaxis, speed.yaxis])
+        every_mark = [artist for axes in self.figure.axes for artist in (*axes.patches, *axes.lines, *axes.texts)]
+        self.fast = FastRedraw(self.figure, changing=every_mark, occasional=[counts.xaxis, tokens.yaxis, speed.yaxis])
 
     def update(self, token_counts, expected, speedups, gamma: int, best_gamma: int, reveal: bool = True) -> None:
         """Show P(N = k) for k = 1 … γ+1, E[N] and the speedup for γ = 0 … max_gamma; the best γ starred if its
         speedup is above 1 (else a note says so); with ``reveal=False`` the speedup curve and star hidden."""
-        token_counts, expected, speedups = (np.asarray(values, dtype=float)
-                                            for values in (token_counts, expected, speedups))
+        token_counts, expected, speedups = (np.asarray(values, float) for values in (token_counts, expected, speedups))
         for k, bar in enumerate(self.bars, start=1):
-            bar.set_visible(k <= gamma + 1)
-            bar.set_height(token_counts[k - 1] if k <= gamma + 1 else 0.0)
-            bar.set(**role_style("bonus" if k == gamma + 1 else "resampled"))
-        mean = float(np.dot(np.arange(1, gamma + 2), token_counts))
-        self.mean_line.set_xdata([mean, mean])
+            bar.set(visible=k <= gamma + 1, height=token_counts[k - 1] if k <= gamma + 1 else 0.0,
+                    **role_style("bonus" if k == gamma + 1 else "resampled"))
+        self.mean_line.set_xdata([expected[gamma]] * 2)
         self.expected_line.set_ydata(expected)
         self.tokens_marker.set_data([gamma], [expected[gamma]])
-        self.speedup_line.set_ydata(speedups)
+        self.speedup_line.set(ydata=speedups, visible=reveal)
         self.speed_marker.set_data([gamma], [speedups[gamma]])
-        best = float(speedups[best_gamma])
-        helps = best > 1
+        helps = float(speedups[best_gamma]) > 1
         limits = (max(gamma + 1, MIN_TOKEN_SLOTS), nice_limit(float(expected.max())), nice_limit(float(speedups.max())))
-        self.best_marker.set_data([best_gamma], [best])
-        self.best_label.set_text(f"best γ = {best_gamma}")
-        place = self._label_place(speedups, best_gamma, limits[2])
-        if place is not None:
-            self.best_label.set_position(place[:2])
-            self.best_label.set_horizontalalignment(place[2])
-        self.speedup_line.set_visible(reveal)
-        self.best_marker.set_visible(helps and reveal)
-        self.best_label.set_visible(helps and reveal and place is not None)  # no room: the star and readout say it
+        self.best_marker.set(xdata=[best_gamma], ydata=[float(speedups[best_gamma])], visible=helps and reveal)
+        fits = self._place_label(speedups, best_gamma, limits[2])
+        self.best_label.set_visible(helps and reveal and fits)  # no room: the star and the readout say it
         note = ("move a control\nto see the curve" if not reveal else "" if helps else
                 "no γ beats\nplain decoding" if self.short else "no γ beats plain decoding")
-        self.speed_note.set_text(note)
-        self.speed_note.set_visible(bool(note))
+        self.speed_note.set(text=note, visible=bool(note))
         if limits != self._limits:
             self.counts_axes.set_xlim(0.4, limits[0] + 0.6)
             self.tokens_axes.set_ylim(0, limits[1])
@@ -153,36 +127,33 @@ class SpeedupFigure(Picture):
             self._limits = limits
             self.fast.invalidate(limits)
 
-    def _label_place(self, speedups, best_gamma: int, top: float) -> tuple:
-        """Where the best-γ label fits clear of the curve, the star, the 1× line and the axes' edges:
-        (x, y, alignment), or None. Tried beside the star (under it, inside the hump, above it), then anywhere."""
-        axes = self.speed_axes
-        box = axes.get_position()
-        width_px = box.width * self.figure.get_figwidth() * self.figure.dpi
-        height_px = box.height * self.figure.get_figheight() * self.figure.dpi
-        font_px = self.best_label.get_fontsize() * self.figure.dpi / 72
-        span = self.max_gamma + 1.0
-        half_width = 0.34 * font_px * len(self.best_label.get_text()) / width_px * span
+    def _place_label(self, speedups, best_gamma: int, top: float) -> bool:
+        """Write the best-γ label and put it where it fits clear of the curve, the star, the 1× line and the axes'
+        edges, tried beside the star (under it, inside the hump, above it), then anywhere; False if nowhere."""
+        self.best_label.set_text(f"best γ = {best_gamma}")
+        box, dpi = self.speed_axes.get_position(), self.figure.dpi
+        font_px = self.best_label.get_fontsize() * dpi / 72
+        width_px = box.width * self.figure.get_figwidth() * dpi
+        height_px = box.height * self.figure.get_figheight() * dpi
+        half_width = 0.34 * font_px * len(self.best_label.get_text()) / width_px * (self.max_gamma + 1.0)
         half_height = 0.75 * font_px / height_px * top
-        gammas = np.arange(speedups.size)
-        best = float(speedups[best_gamma])
+        gammas, best = np.arange(speedups.size), float(speedups[best_gamma])
         low_edge, high_edge = -0.3, self.max_gamma + 0.3
-        heights = ((1 + best) / 2, best + 2.2 * half_height, *(top * f for f in (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)))
+        tried = ((1 + best) / 2, best + 2.2 * half_height, *(top * f for f in (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)))
+        heights = [y for y in tried if half_height < y < top - 1.2 * half_height and abs(y - 1) >= 1.2 * half_height]
         near_star = [("center", best_gamma - half_width), ("right", best_gamma - 2 * half_width - 0.3),
                      ("left", best_gamma + 0.3)]
         anywhere = [("left", float(x0)) for x0 in np.arange(low_edge, high_edge, 1.0)]
-        for places in (near_star, anywhere):
-            for y in heights:
-                if not half_height < y < top - 1.2 * half_height or abs(y - 1.0) < 1.2 * half_height:
-                    continue  # off the axes, or on the break-even line
-                for align, x0 in places:
-                    x1 = x0 + 2 * half_width
-                    star_inside = x0 - 0.5 <= best_gamma <= x1 + 0.5 and abs(best - y) < 1.5 * half_height
-                    near = (gammas >= x0 - 0.6) & (gammas <= x1 + 0.6)
-                    if low_edge <= x0 and x1 <= high_edge and not star_inside \
-                            and (np.abs(speedups[near] - y) > 1.3 * half_height).all():
-                        return {"center": (x0 + x1) / 2, "right": x1, "left": x0}[align], y, align
-        return None
+        candidates = ((align, x0, y) for places in (near_star, anywhere) for y in heights for align, x0 in places)
+        for align, x0, y in candidates:
+            x1 = x0 + 2 * half_width
+            star_inside = x0 - 0.5 <= best_gamma <= x1 + 0.5 and abs(best - y) < 1.5 * half_height
+            nearby = speedups[(gammas >= x0 - 0.6) & (gammas <= x1 + 0.6)]  # the curve under and beside the label
+            if low_edge <= x0 and x1 <= high_edge and not star_inside and all(abs(nearby - y) > 1.3 * half_height):
+                x = {"center": (x0 + x1) / 2, "right": x1, "left": x0}[align]
+                self.best_label.set(position=(x, y), horizontalalignment=align)
+                return True
+        return False
 
 
 class SpeedupExplorer(Explorer):
@@ -215,13 +186,11 @@ class SpeedupExplorer(Explorer):
 
     @checked(alpha=Probability(), gamma=Count(0, DEFAULT_MAX_GAMMA), c=Count(*COST_RANGE))
     def __init__(self, alpha=0.8, gamma=4, c=20, reveal=False):
-        self.revealed = bool(reveal)
-        self.opening = (alpha, gamma, c)
-        controls = {
-            "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
-            "gamma": slider("draft length γ", gamma, (0, DEFAULT_MAX_GAMMA)),
-            "c": slider("cost ratio c (target time / draft time)", c, COST_RANGE, layout=widgets.Layout(width="40em")),
-        }
+        self.revealed, self.opening = bool(reveal), (alpha, gamma, c)
+        controls = {"alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
+                    "gamma": slider("draft length γ", gamma, (0, DEFAULT_MAX_GAMMA)),
+                    "c": slider("cost ratio c (target time / draft time)", c, COST_RANGE,
+                                layout=widgets.Layout(width="40em"))}
         super().__init__(controls, [["alpha", "gamma"], ["c"]], SpeedupFigure(DEFAULT_MAX_GAMMA))
 
     def compute(self) -> dict:
@@ -238,39 +207,31 @@ class SpeedupExplorer(Explorer):
         return shown
 
     def describe(self, shown: dict) -> Readout:
-        alpha, gamma, c = shown["alpha"], shown["gamma"], shown["c"]
-        verdict = "faster" if shown["speedup"] > 1 else "not faster"
+        alpha, gamma, c, expected = shown["alpha"], shown["gamma"], shown["c"], shown["expected_tokens"]
+        best, best_speedup = shown["best_gamma"], shown["best_speedup"]
+        if not shown["revealed"]:
+            best_line = line("Best γ: predict it, then move a control to see the curve and its star.", key=False)
+        elif best_speedup > 1:
+            best_line = line(f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: ", bold(best), f", speedup {best_speedup:.2f}×")
+        else:
+            best_line = line(bold(f"No γ in 1 … {DEFAULT_MAX_GAMMA} beats plain decoding here"),
+                             f": even the best, γ = {best}, gives {best_speedup:.2f}×. Some γ helps only when α > 1/c "
+                             f"= {break_even_acceptance_rate(c):.3f}; here α = {alpha:.2f}.")
         return Readout([
             line(f"α = {alpha:.2f}, γ = {gamma}, c = {c} (c′ = 1/c = {1 / c:.3f})"),
-            line("Expected tokens per step E[N] = ", bold(f"{shown['expected_tokens']:.3f}"),
-                 f" (at most γ + 1 = {gamma + 1})"),
+            line("Expected tokens per step E[N] = ", bold(f"{expected:.3f}"), f" (at most γ + 1 = {gamma + 1})"),
             line(f"P(all {gamma} drafts accepted) = α^γ = {shown['token_counts'][-1]:.3f}"),
             line(f"Cost of one step = 1 + γ/c = {1 + gamma / c:.3f} target passes"),
             line("Speedup = E[N] / (1 + γ/c) = ", bold(f"{shown['speedup']:.2f}×"),
-                 f" ({verdict} than plain decoding)"),
-            self._best_line(shown),
+                 f" ({'faster' if shown['speedup'] > 1 else 'not faster'} than plain decoding)"),
+            best_line,
         ])
-
-    @staticmethod
-    def _best_line(shown: dict):
-        """The best γ; or that no γ beats plain decoding, and why; or, before any move, nothing yet."""
-        if not shown["revealed"]:
-            return line("Best γ: predict it, then move a control to see the curve and its star.", key=False)
-        if shown["best_speedup"] > 1:
-            return line(f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: ", bold(shown["best_gamma"]),
-                        f", speedup {shown['best_speedup']:.2f}×")
-        return line(bold(f"No γ in 1 … {DEFAULT_MAX_GAMMA} beats plain decoding here"),
-                    f": even the best, γ = {shown['best_gamma']}, gives {shown['best_speedup']:.2f}×. Some γ "
-                    f"helps only when α > 1/c = {break_even_acceptance_rate(shown['c']):.3f}; "
-                    f"here α = {shown['alpha']:.2f}.")
 
 
 # ---- the static figures of notebook 04 ------------------------------------------------------------
-
 #: One look per curve: (colour, line style, marker), reused in order; colour is never the only cue.
-CURVE_STYLES = ((palette.TARGET, "-", "o"), (palette.DRAFT, "--", "s"), (palette.ACCEPTED, "-.", "^"),
-                (palette.RESAMPLED, ":", "D"), (palette.BONUS, (0, (5, 1, 1, 1)), "v"),
-                (palette.HIGHLIGHT, (0, (1, 1)), "P"))
+CURVE_STYLES = ((TARGET, "-", "o"), (DRAFT, "--", "s"), (ACCEPTED, "-.", "^"), (RESAMPLED, ":", "D"),
+                (BONUS, (0, (5, 1, 1, 1)), "v"), (HIGHLIGHT, (0, (1, 1)), "P"))
 
 
 def speedup_against_draft_length(alphas, c, max_gamma=15) -> Figure:
@@ -280,23 +241,20 @@ def speedup_against_draft_length(alphas, c, max_gamma=15) -> Figure:
     >>> [line.get_label() for line in figure.axes[0].get_lines() if not line.get_label().startswith("_")]
     ['α = 0.5 (best γ = 3)', 'α = 0.9 (best γ = 13)']
     """
-    table = speedup_table(alphas, c, max_gamma)
-    _check_curve_count(len(table))
-    gammas = np.arange(1, max_gamma + 1)
+    table, gammas = speedup_table(alphas, c, max_gamma), np.arange(1, max_gamma + 1)
     with styled():
-        figure = new_figure(7.5, 4.2)
-        axes = figure.subplots()
+        axes = _curve_axes(len(table))
         for (colour, style, marker), alpha, row in zip(CURVE_STYLES, alphas, table):
             best = int(np.argmax(row))
             axes.plot(gammas, row, color=colour, linestyle=style, marker=marker, markersize=4,
                       label=f"α = {alpha:g} (best γ = {gammas[best]})")
             axes.plot([gammas[best]], [row[best]], linestyle="none", marker="*", markersize=15, color=colour,
-                      markeredgecolor=palette.HIGHLIGHT)
-        axes.axhline(1.0, color=palette.NEUTRAL, linestyle=":", linewidth=1)
+                      markeredgecolor=HIGHLIGHT)
+        axes.axhline(1.0, color=NEUTRAL, linestyle=":", linewidth=1)
         axes.set(title=f"Speedup against draft length at c = {c:g} (★ the best γ)", xlabel="draft length γ",
                  ylabel="expected speedup over plain decoding", xticks=gammas[::2] if max_gamma > 10 else gammas)
         axes.legend(loc="upper left")
-    return figure
+    return axes.figure
 
 
 def best_draft_length_against_alpha(cs, alphas=None, max_gamma=40) -> Figure:
@@ -309,19 +267,19 @@ def best_draft_length_against_alpha(cs, alphas=None, max_gamma=40) -> Figure:
     ['c = 10 (c′ = 0.1)', 'c = 100 (c′ = 0.01)']
     """
     alphas = np.round(np.arange(0.50, 0.901, 0.01), 2) if alphas is None else np.asarray(alphas, dtype=float)
-    _check_curve_count(len(cs))
     with styled():
-        figure = new_figure(7.5, 4.2)
-        axes = figure.subplots()
+        axes = _curve_axes(len(cs))
         for (colour, style, _marker), c in zip(CURVE_STYLES, cs):
             axes.step(alphas, best_draft_lengths(alphas, c, max_gamma), where="mid", color=colour, linestyle=style,
                       label=f"c = {c:g} (c′ = {1 / c:g})")
         axes.set(title="The best draft length grows with α and with c", xlabel="acceptance rate α",
                  ylabel="best draft length γ")
         axes.legend(loc="upper left", title="cost ratio (c′ = 1/c)")
-    return figure
+    return axes.figure
 
 
-def _check_curve_count(count: int) -> None:
+def _curve_axes(count: int):
+    """The axes of a new figure for `count` curves, one of `CURVE_STYLES` each (make it inside `styled`)."""
     if not 1 <= count <= len(CURVE_STYLES):
         raise ValueError(f"give between 1 and {len(CURVE_STYLES)} curves, got {count}")
+    return new_figure(7.5, 4.2).subplots()
