@@ -162,6 +162,10 @@ def loops_forever(*args):
         pass
 
 
+def loops_forever_on_one_line(*args):
+    while True: pass  # noqa: E701 -- one line: the loop makes no new line events, only opcode events
+
+
 def swallows_exceptions_forever(*args):
     while True:
         try:
@@ -178,7 +182,7 @@ def assert_reports_a_timeout(result, name):
     assert result.case is cases_for(name)[0]
 
 
-@pytest.mark.parametrize("function", [loops_forever, swallows_exceptions_forever])
+@pytest.mark.parametrize("function", [loops_forever, loops_forever_on_one_line, swallows_exceptions_forever])
 def test_a_function_that_never_returns_is_stopped_and_reported(function):
     handler = signal.getsignal(signal.SIGALRM)
     result = check("speedup", function, time_limit=0.2)

@@ -15,6 +15,7 @@ loop, not a single long call inside numpy's compiled code.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import numbers
@@ -98,6 +99,8 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
     def stop_when_late(frame, event, arg):
         if time.monotonic() > deadline:
             raise TimedOut
+        if event == "call" and _is_learners(frame.f_code.co_filename):
+            frame.f_trace_opcodes = True  # a loop on one line ("while True: pass") makes no new line events
         return stop_when_late
 
     previous_trace = sys.gettrace()
@@ -138,11 +141,17 @@ _LIBRARY_DIRECTORIES = tuple(os.path.realpath(path) + os.sep for path in (
     os.path.dirname(np.__file__), os.path.dirname(os.path.dirname(__file__)), sysconfig.get_paths()["stdlib"]))
 
 
+@functools.lru_cache(maxsize=256)
+def _is_learners(filename: str) -> bool:
+    """Whether code from `filename` is the learner's: not numpy, specdec, the standard library or compiled."""
+    compiled = filename.endswith((".pyx", ".pxd")) or filename.startswith("<frozen")
+    return not compiled and not os.path.realpath(filename).startswith(_LIBRARY_DIRECTORIES)
+
+
 def where_it_raised(error: Exception) -> str | None:
     """The line of the learner's own code where `error` was raised or passed through."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        compiled = frame.filename.endswith((".pyx", ".pxd")) or frame.filename.startswith("<frozen")
-        if not compiled and not os.path.realpath(frame.filename).startswith(_LIBRARY_DIRECTORIES):
+        if _is_learners(frame.filename):
             place, code = f"line {frame.lineno} of your {frame.name}", (frame.line or "").strip()
             return f"{place}: {code}" if code else place
     return None
