@@ -1,17 +1,10 @@
 """The frame every explorer shares: controls, a picture redrawn in place, and a readout built as data.
 
-An explorer subclasses `Explorer`: it builds its controls and picture, then overrides `compute` (read
-the controls, call the math, update the picture, return the numbers on screen) and `describe` (those
-numbers as a `Readout`: lines with bold parts, some marked key lines). The readout renders to HTML,
-to plain text (`summary`, the static view) and gives its key lines to the compact layout and to
-screen readers (the picture's text alternative; a polite ARIA live region). Nothing is parsed back
-out of HTML. Rows of controls wrap, a long label sits above its slider, the picture scales down, and
-`presentation` is the one switch for a room. How to write an explorer: ``specdec/explore/README.md``.
-
-Figures are made by `new_figure` inside `styled`, at most `WIDEST_FIGURE_INCHES` wide, no text below
-`MIN_TEXT_PX` (`enlarge_small_text`). `FastRedraw` redraws only what changed (`png_bytes`, a full
-``savefig``, is about 9 times as slow for the verify-step figure); after its first render the layout
-is frozen (no layout engine, axis labels pinned): kept pixels are only valid while nothing moves.
+An explorer subclasses `Explorer` and overrides `compute` (read the controls, call the math, update the picture,
+return the numbers on screen) and `describe` (those numbers as a `Readout`, rendered to HTML and to plain text; nothing
+is parsed back out of HTML). `presentation` is the one switch for a room. Figures come from `new_figure` inside
+`styled`; `FastRedraw` redraws only what changed (`png_bytes`, a full ``savefig``, is about 9 times as slow for the
+verify-step figure); `SliderNames` names the slider handles for screen readers. See ``specdec/explore/README.md``.
 """
 
 from __future__ import annotations
@@ -21,11 +14,12 @@ import io
 import math
 import struct
 import zlib
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from html import escape
-from operator import methodcaller
+from itertools import groupby
 
+import anywidget
 import ipywidgets as widgets
 import matplotlib
 import numpy as np
@@ -36,16 +30,12 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .. import palette
-from .accessible_names import SliderNames
 
 DPI = 96  #: resolution of every figure at scale 1: one PNG pixel per CSS pixel at the natural size
 WIDEST_FIGURE_INCHES = 8.75  #: the widest figure (840 PNG px at scale 1): unshrunk with the file browser open
-#: In presentation mode, the largest figure (inches): the compact layout at 853×480 CSS px shows a picture
-#: in at most about 400 × 315 CSS px beside its side column.
-COMPACT_FIGURE_INCHES = (6.0, 4.6)
-#: In presentation mode, a figure is made this many times smaller in inches and drawn this many times
-#: finer: its PNG keeps its size and every text, line and marker grows. At 853×480 CSS px, device scale
-#: 1.5, a picture about 420 CSS px wide then shows its smallest text at about 16 device px.
+COMPACT_FIGURE_INCHES = (6.0, 4.6)  #: presentation: the largest figure (inches), about 400 × 315 CSS px at 853×480
+#: Presentation mode: a figure is this many times smaller in inches and as many times finer (the PNG keeps its size,
+#: all text grows): at 853×480 CSS px, device scale 1.5, a 420 CSS px picture's smallest text is about 16 device px.
 COMPACT_TEXT_SCALE = 1.28
 MIN_TEXT_PX, MIN_HEADING_PX = 12.0, 14.0  #: the smallest text, and title or axis label, in PNG px at scale 1
 #: Text sizes, in points (1 pt = 96/72 px at scale 1): every one at or above the minimums above.
@@ -56,9 +46,7 @@ LABEL_STYLE = {"description_width": "initial"}  #: every control's style: its de
 MIN_TRACK_PX = 80  #: a slider's track is never narrower than this (CSS px): shorter tracks cannot be dragged
 LONG_LABEL_CHARS = 24  #: a slider label longer than this many characters is set above the slider
 COMPACT_CHROME_PX = 130  #: compact layout: the picture is at most the window's height minus this (CSS px)
-#: Compact layout: an output narrower than this (CSS px; the file browser open at 853×480) stacks the
-#: side column under the picture, which gets the whole width, readable from the back of a room.
-COMPACT_STACK_PX = 600
+COMPACT_STACK_PX = 600  #: compact layout: a narrower output (CSS px) puts the side column under the picture
 COMPACT_SIDE_EM = 16  #: in the compact layout, the width of the column beside the picture, in em
 KEY_LINES = 4  #: at most this many lines are key lines when a readout marks none itself
 _POINTS_PER_INCH = 72.0
@@ -69,73 +57,72 @@ CSS = {"explorer": "specdec-explorer", "title": "specdec-title", "controls": "sp
        "side": "specdec-side", "key_readout": "specdec-key-readout", "label_above": "specdec-label-above",
        "compact": "specdec-compact", "screen_reader_only": "specdec-sr-only"}
 
+#: The frame's style sheet; "&" stands for the explorer's box, as in CSS nesting (`Explorer` puts the class in).
 _STYLE_SHEET = """<style>
-.specdec-explorer, .specdec-explorer .widget-box {{ max-width: 100%; }}
-.specdec-explorer .widget-inline-hbox, .specdec-explorer .jupyter-widget-inline-hbox {{ max-width: calc(100% - 4px); }}
-.specdec-explorer .widget-hslider, .specdec-explorer .jupyter-widget-hslider {{ min-width: min-content; }}
-.specdec-explorer .slider-container {{ min-width: {track}px; }}
-.specdec-explorer .specdec-label-above, .specdec-explorer .specdec-side .widget-hslider {{ flex-wrap: wrap; height: auto; }}
-.specdec-explorer .specdec-label-above > .widget-label, .specdec-explorer .specdec-side .widget-hslider > .widget-label,
-.specdec-explorer .specdec-label-above > .jupyter-widget-label {{ flex: 1 0 100%; text-align: left;
+&, & .widget-box {{ max-width: 100%; }}
+& .widget-inline-hbox, & .jupyter-widget-inline-hbox {{ max-width: calc(100% - 4px); }}
+& .widget-hslider, & .jupyter-widget-hslider {{ min-width: min-content; }}
+& .slider-container {{ min-width: {track}px; }}
+& .specdec-label-above, & .specdec-side .widget-hslider {{ flex-wrap: wrap; height: auto; }}
+& .specdec-label-above > .widget-label, & .specdec-side .widget-hslider > .widget-label,
+& .specdec-label-above > .jupyter-widget-label {{ flex: 1 0 100%; text-align: left;
   white-space: normal; line-height: 1.3; margin-bottom: 2px; height: auto; }}
-.specdec-explorer .specdec-picture {{ max-width: 100%; height: auto; min-width: 0; }}
-.specdec-explorer.specdec-compact .specdec-body {{ container-type: inline-size; }}
-.specdec-explorer.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto;
+& .specdec-picture {{ max-width: 100%; height: auto; min-width: 0; }}
+&.specdec-compact .specdec-body {{ container-type: inline-size; }}
+&.specdec-compact .specdec-picture {{ max-height: calc(100vh - {chrome}px); width: auto;
   max-width: calc(100% - {side}em); object-fit: contain; }}
 @container (max-width: {stack}px) {{
-  .specdec-explorer.specdec-compact .specdec-picture {{ max-width: 100%; }}
-  .specdec-explorer.specdec-compact .specdec-side {{ flex-basis: 100%; padding-left: 0; }}
+  &.specdec-compact .specdec-picture {{ max-width: 100%; }}
+  &.specdec-compact .specdec-side {{ flex-basis: 100%; padding-left: 0; }}
 }}
-.specdec-explorer .specdec-readout-{percent} {{ font-size: {percent}%; }}
-.specdec-explorer .specdec-readout p {{ margin: 0 0 0.45em 0; }}
-.specdec-explorer .specdec-note {{ font-size: 0.85em; color: #595959; }}
-.specdec-explorer .specdec-side .widget-button, .specdec-explorer .specdec-side .jupyter-button {{ width: auto; }}
-.specdec-explorer .specdec-side .widget-inline-hbox, .specdec-explorer .specdec-side .jupyter-widget-inline-hbox {{ width: auto; flex: 1 1 auto; }}
-.specdec-explorer .specdec-side .specdec-key-readout {{ margin-top: 0.3em; font-size: 100%; }}
-.specdec-explorer .specdec-key-readout, .specdec-explorer .specdec-key-readout * {{ line-height: 1.35; }}
-.specdec-explorer .specdec-sr-only {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
+& .specdec-readout-{percent} {{ font-size: {percent}%; }}
+& .specdec-readout p {{ margin: 0 0 0.45em 0; }}
+& .specdec-note {{ font-size: 0.85em; color: #595959; }}
+& .specdec-side .widget-button, & .specdec-side .jupyter-button {{ width: auto; }}
+& .specdec-side .widget-inline-hbox, & .specdec-side .jupyter-widget-inline-hbox {{ width: auto; flex: 1 1 auto; }}
+& .specdec-side .specdec-key-readout {{ margin-top: 0.3em; font-size: 100%; }}
+& .specdec-key-readout, & .specdec-key-readout * {{ line-height: 1.35; }}
+& .specdec-sr-only {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; }}
-</style>"""
+</style>""".replace("&", "." + CSS["explorer"])
 
 
 # ---- the presentation switch ------------------------------------------------------------------
 
-class _Presentation:
-    """The presentation setting in force: `presentation` changes it; the frame and figures read it."""
-    scale = None  # None: the ordinary layout
+_presentation_scale = None  # the scale `presentation` set; None: the ordinary layout
 
 
 def presentation(on: bool = True, scale: float = 1.5) -> None:
     """Make every explorer built afterwards larger and compact, for a room (``on=False``: back to normal).
 
-    With it on (`scale` between 1 and 3), figures are drawn `scale` times finer (their text with them)
-    and fitted into the compact layout's box, the readout text is `scale` times larger, and the layout
-    is compact: the picture fits the window's height, beside a column holding the rows of buttons, the
-    key lines and the other controls, with the whole readout under both. Meant for a projector at
-    1280×720 with browser zoom up to 150%.
+    With it on (`scale` between 1 and 3), figures are drawn `scale` times finer (their text with them) and fitted
+    into the compact layout's box, the readout text is `scale` times larger, and the layout is compact: the picture
+    fits the window's height, beside a column holding the rows of buttons, the key lines and the other controls,
+    with the whole readout under both. Meant for a projector at 1280×720 with browser zoom up to 150%.
 
     >>> presentation(scale=1.5); figure_scale(), compact()
     (1.5, True)
     >>> presentation(False); figure_scale(), compact()
     (1.0, False)
     """
+    global _presentation_scale
     if not isinstance(on, bool):
         raise TypeError(f"on must be True or False, got {on!r}")
     if isinstance(scale, bool) or not isinstance(scale, (int, float)):
         raise TypeError(f"scale must be a number between 1 and 3, got {scale!r}")
     if not 1 <= scale <= 3:
         raise ValueError(f"scale must be between 1 and 3 (1.5 suits a projector), got {scale!r}")
-    _Presentation.scale = float(scale) if on else None
+    _presentation_scale = float(scale) if on else None
 
 
 def figure_scale() -> float:
     """How many times finer figures are drawn now: the presentation scale, or 1 when it is off (see `presentation`)."""
-    return _Presentation.scale or 1.0
+    return _presentation_scale or 1.0
 
 
 def compact() -> bool:
     """Whether presentation mode is on: explorers built now use the compact layout (see `presentation`)."""
-    return _Presentation.scale is not None
+    return _presentation_scale is not None
 
 
 # ---- figures --------------------------------------------------------------------------------------
@@ -148,20 +135,17 @@ def nice_top(value: float) -> float:
 def new_figure(width: float, height: float, compact_size: tuple | None = None) -> Figure:
     """A figure with its own Agg canvas, not registered with pyplot, so it is never shown twice.
 
-    A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, keeping the shape; in presentation
-    mode the figure (of size `compact_size` if given) is fitted into `COMPACT_FIGURE_INCHES` instead,
-    then made `COMPACT_TEXT_SCALE` times smaller and finer. The resolution is `DPI` times
-    `figure_scale()` (times `COMPACT_TEXT_SCALE` in presentation mode).
+    A `width` over `WIDEST_FIGURE_INCHES` is scaled down to it, keeping the shape; in presentation mode the figure
+    (of size `compact_size` if given) is fitted into `COMPACT_FIGURE_INCHES` instead, then made `COMPACT_TEXT_SCALE`
+    times smaller and finer. The resolution is `DPI` times `figure_scale()` (times `COMPACT_TEXT_SCALE` when compact).
 
     >>> new_figure(4, 3).get_size_inches().tolist(), new_figure(10, 5).get_size_inches().tolist(), new_figure(4, 3).dpi
     ([4.0, 3.0], [8.75, 4.375], 96.0)
     """
-    zoom = COMPACT_TEXT_SCALE if compact() else 1.0
+    zoom, shrink = 1.0, min(1.0, WIDEST_FIGURE_INCHES / width)
     if compact():
         width, height = compact_size or (width, height)
-        shrink = min(1.0, COMPACT_FIGURE_INCHES[0] / width, COMPACT_FIGURE_INCHES[1] / height)
-    else:
-        shrink = min(1.0, WIDEST_FIGURE_INCHES / width)
+        zoom, shrink = COMPACT_TEXT_SCALE, min(1.0, COMPACT_FIGURE_INCHES[0] / width, COMPACT_FIGURE_INCHES[1] / height)
     figure = Figure(figsize=(width * shrink / zoom, height * shrink / zoom), dpi=DPI * figure_scale() * zoom,
                     layout="constrained")
     FigureCanvasAgg(figure)
@@ -194,8 +178,7 @@ def role_style(name: str) -> dict:
     >>> role_style("draft")
     {'facecolor': '#E69F00', 'hatch': '\\\\\\\\'}
     """
-    role = palette.ROLES[name]
-    return {"facecolor": role.colour, "hatch": role.hatch}
+    return {"facecolor": palette.ROLES[name].colour, "hatch": palette.ROLES[name].hatch}
 
 
 def role_patch(name: str, detail: str = "", **style) -> Patch:
@@ -215,17 +198,17 @@ def heading_texts(figure: Figure) -> list:
     return [text for text in texts if text is not None]
 
 
-def shown_texts(figure: Figure) -> list:
-    """Every text of `figure` that is visible, not blank and not transparent."""
-    return [text for text in figure.findobj(Text)
+def _shown_texts(figure: Figure) -> list[tuple[Text, bool]]:
+    """(text, whether it is a heading) for every text of `figure` that is visible, not blank and not transparent."""
+    headings = set(heading_texts(figure))
+    return [(text, text in headings) for text in figure.findobj(Text)
             if text.get_visible() and text.get_text().strip() and text.get_alpha() != 0]
 
 
 def enlarge_small_text(figure: Figure) -> None:
     """Raise every text below `MIN_TEXT_PX`, and every heading below `MIN_HEADING_PX`, to that size."""
-    headings = {id(text) for text in heading_texts(figure)}
-    for text in shown_texts(figure):
-        floor = (MIN_HEADING_PX if id(text) in headings else MIN_TEXT_PX) * _POINTS_PER_INCH / DPI
+    for text, heading in _shown_texts(figure):
+        floor = (MIN_HEADING_PX if heading else MIN_TEXT_PX) * _POINTS_PER_INCH / DPI
         if text.get_fontsize() < floor:
             text.set_fontsize(floor)
 
@@ -238,15 +221,13 @@ def smallest_text_px(figure: Figure, headings: bool = False) -> float:
     >>> smallest_text_px(figure), smallest_text_px(figure, headings=True)
     (12.0, 20.0)
     """
-    texts = shown_texts(figure)
-    if headings:
-        wanted = {id(text) for text in heading_texts(figure)}
-        texts = [text for text in texts if id(text) in wanted]
-    return min((text.get_fontsize() * figure.dpi / _POINTS_PER_INCH for text in texts), default=math.inf)
+    return min((text.get_fontsize() * figure.dpi / _POINTS_PER_INCH for text, heading in _shown_texts(figure)
+                if heading or not headings), default=math.inf)
 
 
 class FastRedraw:
-    """Render `figure` to PNG, drawing each part only as often as it changes.
+    """Render `figure` to PNG, drawing each part only as often as it changes; after its first render the layout is
+    frozen (no layout engine, axis labels pinned), so that kept pixels stay valid.
 
     Parameters
     ----------
@@ -255,8 +236,8 @@ class FastRedraw:
     changing : iterable of artists
         Drawn on every render, in z-order, above everything else.
     occasional : iterable of artists
-        Drawn on the first render and after each `invalidate` (say an `Axis` whose limits change); the
-        pixels drawn for an ``invalidate(key)`` are kept, and drawn again for that key (at most `KEPT`).
+        Drawn on the first render and after each `invalidate` (say an `Axis` whose limits change); the pixels drawn
+        for an ``invalidate(key)`` are kept, and drawn again for that key (at most `KEPT`).
 
     Examples
     --------
@@ -268,12 +249,14 @@ class FastRedraw:
     b'\\x89PNG'
     """
 
-    def __init__(self, figure: Figure, changing=(), occasional=()):
-        self.figure, self._changing, self._occasional = figure, _animated(changing), _animated(occasional)
-        self._base = self._background = self._key = None
-        self._kept = {}
-
     KEPT = 64  #: how many states of the occasional artists keep their pixels
+
+    def __init__(self, figure: Figure, changing=(), occasional=()):
+        self.figure, self._base, self._background, self._key, self._kept = figure, None, None, None, {}
+        self._changing, self._occasional = (sorted(artists, key=lambda artist: artist.get_zorder())
+                                            for artists in (changing, occasional))
+        for artist in [*self._changing, *self._occasional]:
+            artist.set_animated(True)
 
     def invalidate(self, key=None) -> None:
         """Say that an occasional artist changed: the next `png` draws them again, or, if `key` (a hashable
@@ -282,19 +265,17 @@ class FastRedraw:
 
     def png(self) -> bytes:
         """The figure as PNG bytes, as `png_bytes` would make it."""
-        canvas = self.figure.canvas
-        if self._base is None:
-            enlarge_small_text(self.figure)
-            canvas.draw()  # lays the figure out and draws the base: animated artists are left out
-            self.figure.set_layout_engine(None)
-            self._base = canvas.copy_from_bbox(self.figure.bbox)
-            self._draw(self._occasional)
-            _pin_axis_labels(self.figure)
-            self._background = canvas.copy_from_bbox(self.figure.bbox)
-        elif self._background is None:
-            enlarge_small_text(self.figure)  # new tick labels take their size from the figure's settings
+        canvas, first = self.figure.canvas, self._base is None
+        if self._background is None:  # the first render, or after an `invalidate` of pixels not kept
+            enlarge_small_text(self.figure)  # (again: new tick labels take their size from the figure's settings)
+            if first:
+                canvas.draw()  # lays the figure out and draws the base: animated artists are left out
+                self.figure.set_layout_engine(None)
+                self._base = canvas.copy_from_bbox(self.figure.bbox)
             canvas.restore_region(self._base)
             self._draw(self._occasional)
+            if first:
+                self._pin_axis_labels()
             self._background = canvas.copy_from_bbox(self.figure.bbox)
         else:
             canvas.restore_region(self._background)
@@ -309,10 +290,19 @@ class FastRedraw:
             if artist.get_visible():
                 artist.draw(renderer)
 
+    def _pin_axis_labels(self) -> None:
+        """Keep each axis label where the first draw put it (else each draw measures every tick label)."""
+        for axes in self.figure.axes:
+            for axis in (axes.xaxis, axes.yaxis):
+                label = axis.label
+                if label.get_visible() and label.get_text():
+                    where = label.get_transform().transform(label.get_position())
+                    axis.set_label_coords(*axes.transAxes.inverted().transform(where))
+
 
 class Picture:
-    """The base of an explorer's figure class: its `__init__` builds `figure` (with `new_figure`, inside
-    `styled`) and `fast` (a `FastRedraw` of it); its ``update(...)`` sets the artists' data; `png` is shared."""
+    """The base of an explorer's figure class: its `__init__` builds `figure` (with `new_figure`, inside `styled`)
+    and `fast` (a `FastRedraw` of it); its ``update(...)`` sets the artists' data; `png` is shared."""
     figure: Figure
     fast: FastRedraw
 
@@ -322,23 +312,6 @@ class Picture:
             return self.fast.png()
 
 
-def _animated(artists) -> list:
-    artists = sorted(artists, key=methodcaller("get_zorder"))
-    for artist in artists:
-        artist.set_animated(True)
-    return artists
-
-
-def _pin_axis_labels(figure: Figure) -> None:
-    """Keep each axis label where the first draw put it (else each draw measures every tick label)."""
-    for axes in figure.axes:
-        for axis in (axes.xaxis, axes.yaxis):
-            label = axis.label
-            if label.get_visible() and label.get_text():
-                where = label.get_transform().transform(label.get_position())
-                axis.set_label_coords(*axes.transAxes.inverted().transform(where))
-
-
 def png_from_rgba(pixels: np.ndarray) -> bytes:
     """Encode an (height, width, 4) uint8 RGBA array as PNG, quickly (no row filters, zlib level 1).
 
@@ -346,38 +319,31 @@ def png_from_rgba(pixels: np.ndarray) -> bytes:
     >>> data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", len(zlib.decompress(data[41:-16]))
     (True, 26)
     """
-    height, width, channels = pixels.shape
-    rows = np.empty((height, 1 + width * channels), np.uint8)
-    rows[:, 0] = 0  # filter type "none"
-    rows[:, 1:] = pixels.reshape(height, -1)
-    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
-    return b"".join((b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header),
-                     _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _chunk(b"IEND", b"")))
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    height, width, _ = pixels.shape
+    rows = np.pad(pixels.reshape(height, -1), ((0, 0), (1, 0)))  # each row starts with its filter type, 0: none
+    chunks = ((b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)),  # 8-bit RGBA, no interlace
+              (b"IDAT", zlib.compress(rows.tobytes(), 1)), (b"IEND", b""))
+    return b"\x89PNG\r\n\x1a\n" + b"".join(struct.pack(">I", len(data)) + kind + data
+                                           + struct.pack(">I", zlib.crc32(kind + data)) for kind, data in chunks)
 
 
 # ---- readouts as data -----------------------------------------------------------------------------
 
 class Bold(str):
-    """A part of a readout line shown in bold (a `str`, so it joins plain text unchanged)."""
+    """A part of a readout line shown in bold: ``bold(2.8)`` is "2.8" (a `str`, so it joins plain text unchanged)."""
 
 
-def bold(text) -> Bold:
-    """`text` (formatted with `str`) as a bold part of a `line` (see the example of `Readout`)."""
-    return Bold(text)
+bold = Bold  #: how an explorer marks a bold part: ``line("Speedup = ", bold("2.80×"))`` (see `Readout`)
 
 
 @dataclass(frozen=True)
 class Line:
     """One line of a readout: its parts (`str` or `Bold`), and how it is shown.
 
-    ``key``: True or False to say whether it is a key line; None lets the readout choose (see
-    `Readout.key_lines`). ``note``: a smaller, muted aside. ``item``: one entry of a numbered list
-    (consecutive items form one list). ``html``: markup shown instead of the parts in the HTML view
-    (only where colour is truly needed); the plain text still comes from the parts.
+    ``key``: True or False to say whether it is a key line; None lets the readout choose (see `Readout.key_lines`).
+    ``note``: a smaller, muted aside. ``item``: one entry of a numbered list (consecutive items form one list).
+    ``html``: markup shown instead of the parts in the HTML view (only where colour is truly needed); the plain
+    text still comes from the parts.
     """
     parts: tuple
     key: bool | None = None
@@ -393,12 +359,10 @@ class Line:
         """The line as inline HTML: its parts escaped, bold parts in ``<b>`` ("p &lt; q: <b>1</b>"), or its `html`."""
         if self.html is not None:
             return self.html
-        return "".join(f"<b>{escape(part)}</b>" if isinstance(part, Bold) else escape(str(part))
-                       for part in self.parts)
+        return "".join(f"<b>{escape(part)}</b>" if isinstance(part, Bold) else escape(str(part)) for part in self.parts)
 
-    @property
-    def has_bold(self) -> bool:
-        return any(isinstance(part, Bold) for part in self.parts)
+    def to_html(self) -> str:
+        return f"<p class='specdec-note'>{self.inner_html()}</p>" if self.note else f"<p>{self.inner_html()}</p>"
 
 
 def line(*parts, key: bool | None = None, note: bool = False, item: bool = False, html: str | None = None) -> Line:
@@ -431,8 +395,7 @@ class Readout:
 
     Examples
     --------
-    >>> readout = Readout([line("α = 0.80, γ = 4"), line("Speedup = ", bold("2.80×")),
-    ...                    line("Cost 1.2", note=True)])
+    >>> readout = Readout([line("α = 0.80, γ = 4"), line("Speedup = ", bold("2.80×")), line("Cost 1.2", note=True)])
     >>> readout.plain()
     ['α = 0.80, γ = 4', 'Speedup = 2.80×', 'Cost 1.2']
     >>> [key.plain() for key in readout.key_lines()]
@@ -444,45 +407,31 @@ class Readout:
     def __init__(self, blocks):
         self.blocks = list(blocks)
 
-    @property
-    def lines(self) -> list[Line]:
-        return [block for block in self.blocks if isinstance(block, Line)]
-
     def plain(self) -> list[str]:
         """The readout's words, one string per line (and per table row); blank lines dropped."""
-        texts = []
-        for block in self.blocks:
-            texts += block.plain_lines() if isinstance(block, Table) else [block.plain()]
+        texts = [text for block in self.blocks
+                 for text in (block.plain_lines() if isinstance(block, Table) else [block.plain()])]
         return [" ".join(text.split()) for text in texts if text.strip()]
 
     def text(self) -> str:
         """`plain` joined by newlines."""
         return "\n".join(self.plain())
 
-    def key_lines(self, limit: int = KEY_LINES) -> list[Line]:
-        """The lines marked ``key=True``; if none is, the unmarked lines with a bold part (at most
-        `limit`); if none has one, the first line."""
-        marked = [item for item in self.lines if item.key]
-        if marked:
-            return marked
-        chosen = [item for item in self.lines if item.key is None and item.has_bold][:limit]
-        return chosen or self.lines[:1]
+    def key_lines(self) -> list[Line]:
+        """The lines marked ``key=True``, else the unmarked ones with bold parts (up to `KEY_LINES`), else the first."""
+        lines = [block for block in self.blocks if isinstance(block, Line)]
+        marked = [item for item in lines if item.key]
+        with_bold = [item for item in lines if item.key is None and any(isinstance(part, Bold) for part in item.parts)]
+        return marked or with_bold[:KEY_LINES] or lines[:1]
 
     def html(self) -> str:
         """The readout as HTML: a paragraph per line, a numbered list per run of items, tables."""
-        pieces, items = [], []
-        for block in [*self.blocks, None]:
-            if isinstance(block, Line) and block.item:
-                items.append(f"<li>{block.inner_html()}</li>")
-                continue
+        pieces = []
+        for items, run in groupby(self.blocks, key=lambda block: isinstance(block, Line) and block.item):
             if items:
-                pieces.append("<ol class='specdec-note'>" + "".join(items) + "</ol>")
-                items = []
-            if isinstance(block, Table):
-                pieces.append(block.to_html())
-            elif block is not None:
-                pieces.append(f"<p class='specdec-note'>{block.inner_html()}</p>" if block.note
-                              else f"<p>{block.inner_html()}</p>")
+                pieces += ["<ol class='specdec-note'>", *(f"<li>{item.inner_html()}</li>" for item in run), "</ol>"]
+            else:
+                pieces += [block.to_html() for block in run]
         return "".join(pieces)
 
     def key_html(self) -> str:
@@ -496,11 +445,8 @@ class Readout:
 def slider(description: str, value, limits: tuple, step=None, **traits):
     """A slider over `limits` (low, high) labelled `description` in full (`LABEL_STYLE`): an `IntSlider`,
     or a `FloatSlider` moving by `step` if one is given; `traits` go to the widget (``readout_format=".2f"``)."""
-    if step is not None:
-        return widgets.FloatSlider(value=value, min=limits[0], max=limits[1], step=step, description=description,
-                                   style=LABEL_STYLE, **traits)
-    return widgets.IntSlider(value=value, min=limits[0], max=limits[1], description=description, style=LABEL_STYLE,
-                             **traits)
+    kind, step = (widgets.IntSlider, 1) if step is None else (widgets.FloatSlider, step)
+    return labelled(kind, description, value=value, min=limits[0], max=limits[1], step=step, **traits)
 
 
 def labelled(kind, description: str, **traits):
@@ -511,10 +457,9 @@ def labelled(kind, description: str, **traits):
 class Explorer(widgets.VBox):
     """A figure with a text readout beside it, under rows of controls; subclass it for each explorer.
 
-    A subclass sets `title`, builds its controls and picture and its own state (as attributes, set
-    before calling ``super().__init__``, which draws the first view), and overrides `compute` and
-    `describe`. Buttons are wired with `on_click`; a control whose change must do more than redraw
-    with `on_change`.
+    A subclass sets `title`, builds its controls and picture and its own state (as attributes, set before calling
+    ``super().__init__``, which draws the first view), and overrides `compute` and `describe`. Buttons are wired
+    with `on_click`; a control whose change must do more than redraw with `on_change`.
 
     Parameters
     ----------
@@ -525,8 +470,7 @@ class Explorer(widgets.VBox):
     picture : a `Picture` (an object with ``figure`` and ``png()``)
         The one matplotlib figure (never rebuilt), and its PNG.
     compact_rows : (list of rows, list of rows), optional
-        The compact layout's side column: the rows above the key lines and those below (default: the
-        rows that hold a button above, the others below).
+        The compact side column's rows above the key lines and below them (default: the rows holding a button above).
     observe : bool or iterable of str
         Which controls redraw the view when their value changes: all (True, default), none, or those named.
 
@@ -549,36 +493,29 @@ class Explorer(widgets.VBox):
     ...         self.curve.set_data([0, x], [0, x * x])
     >>> class SquareExplorer(Explorer):
     ...     title = "Squares"
-    ...     def __init__(self, x=2):
-    ...         super().__init__({"x": widgets.IntSlider(value=x, min=0, max=9, description="x")},
-    ...                          rows=[["x"]], picture=Square())
+    ...     def __init__(self):
+    ...         super().__init__({"x": slider("x", 2, (0, 9))}, rows=[["x"]], picture=Square())
     ...     def compute(self):
     ...         x = self.value("x")
     ...         self.picture.update(x)
     ...         return {"x": x, "square": x * x}
     ...     def describe(self, shown):
     ...         return Readout([line("x = ", shown["x"]), line("x² = ", bold(shown["square"]))])
-    >>> explorer = SquareExplorer()
-    >>> explorer.controls["x"].value = 3
-    >>> explorer.shown["square"], explorer.summary()
-    (9, 'Squares\\nx = 3\\nx² = 9')
-    >>> explorer.image.tooltip
-    'Squares. x² = 9'
+    >>> explorer = SquareExplorer(); explorer.controls["x"].value = 3
+    >>> explorer.shown["square"], explorer.summary(), explorer.image.tooltip
+    (9, 'Squares\\nx = 3\\nx² = 9', 'Squares. x² = 9')
     """
 
-    #: Shown above the controls; subclasses set it.
-    title = "Explorer"
+    title = "Explorer"  #: shown above the controls; subclasses set it
 
-    def __init__(self, controls: dict, rows: list, picture, compact_rows: tuple | None = None,
-                 observe=True, **kwargs):
+    def __init__(self, controls: dict, rows: list, picture, compact_rows: tuple | None = None, observe=True, **kwargs):
         self.controls, self.picture, self.figure = controls, picture, picture.figure
-        self.scale, self.compact = figure_scale(), compact()
-        self.shown: dict = {}
-        self._batch_depth = 0
-        resolved = [[controls[item] if isinstance(item, str) else item for item in row] for row in rows]
-        percent = round(100 * self.scale)
-        for control in controls.values():
-            _lay_out_control(control)
+        self.compact, self.shown, self._batch_depth = compact(), {}, 0
+        rows = [[controls[item] if isinstance(item, str) else item for item in row] for row in rows]
+        percent = round(100 * figure_scale())
+        for control in controls.values():  # a slider with a long label carries it above its track
+            if "slider" in type(control).__name__.lower() and len(control.description) > LONG_LABEL_CHARS:
+                control.add_class(CSS["label_above"])
         self.image = _PictureWidget(format="png", layout=widgets.Layout(flex="0 1 auto", min_width="0"))
         self.image.add_class(CSS["picture"])
         self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 16em", min_width="16em", max_width="40em",
@@ -589,26 +526,23 @@ class Explorer(widgets.VBox):
                                                  side=COMPACT_SIDE_EM + 1, stack=COMPACT_STACK_PX),
                              layout=widgets.Layout(display="none"))
         header = widgets.HTML(f"<b>{escape(self.title)}</b>").add_class(CSS["title"])
-        body_layout = widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%")
         if self.compact:
-            if compact_rows is None:
-                above = [row for row in resolved if any(isinstance(control, widgets.Button) for control in row)]
-                compact_rows = (above, [row for row in resolved if row not in above])
-            above, below = ([_control_row([controls[item] if isinstance(item, str) else item for item in row])
-                             for row in part] for part in compact_rows)
+            if compact_rows is None:  # by default the rows holding a button go above the key lines
+                above = [row for row in rows if any(isinstance(control, widgets.Button) for control in row)]
+                compact_rows = (above, [row for row in rows if row not in above])
+            above, below = ([_control_row(row, controls) for row in part] for part in compact_rows)
             side = widgets.VBox([*above, self.key_readout, *below],
                                 layout=widgets.Layout(flex=f"1 1 {COMPACT_SIDE_EM}em", min_width=f"{COMPACT_SIDE_EM}em",
                                                       padding="0 0 0 1em")).add_class(CSS["side"])
             self.readout.layout.flex, self.readout.layout.max_width = "1 1 100%", "none"
-            body = widgets.HBox([self.image, side, self.readout, style], layout=body_layout)
-            children = [header, body]
+            control_rows, beside_picture = [], [side, self.readout]
         else:
             self.key_readout.add_class(CSS["screen_reader_only"])  # announced, not shown twice
-            body = widgets.HBox([self.image, self.readout, self.key_readout, style], layout=body_layout)
-            children = [header, *(_control_row(row) for row in resolved), body]
-        body.children += (SliderNames(),)  # names the slider handles (an ipywidgets gap)
-        body.add_class(CSS["body"])
-        super().__init__(children, **kwargs)
+            control_rows = [_control_row(row, controls) for row in rows]
+            beside_picture = [self.readout, self.key_readout]
+        body = widgets.HBox([self.image, *beside_picture, style, SliderNames()],
+                            layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%"))
+        super().__init__([header, *control_rows, body.add_class(CSS["body"])], **kwargs)
         self.layout.max_width = "100%"
         self.add_class(CSS["explorer"])
         if self.compact:
@@ -618,8 +552,6 @@ class Explorer(widgets.VBox):
                 controls[name].observe(self.refresh, names="value")
         self.refresh()
 
-    # ---- what a subclass overrides ----
-
     def compute(self) -> dict:
         """Read the controls, compute with the math modules, update the picture; return what is shown."""
         raise NotImplementedError
@@ -628,33 +560,24 @@ class Explorer(widgets.VBox):
         """The readout for the numbers `compute` returned."""
         raise NotImplementedError
 
-    # ---- helpers for subclasses ----
-
     def value(self, name: str):
         """The current value of control `name`."""
         return self.controls[name].value
 
     def on_click(self, name: str, method) -> None:
         """Call `method()` when button `name` is pressed, then redraw once."""
-        self.controls[name].on_click(lambda _button: self._run(method))
+        self.controls[name].on_click(lambda _button: self._run_in_batch(method))
 
     def on_change(self, name: str, method) -> None:
         """Call `method()` (instead of only redrawing) when control `name` changes, then redraw once."""
         control = self.controls[name]
-        try:
+        with suppress(ValueError):  # it was not observed
             control.unobserve(self.refresh, names="value")
-        except ValueError:  # it was not observed
-            pass
-        control.observe(lambda _change: self._run(method), names="value")
+        control.observe(lambda _change: self._run_in_batch(method), names="value")
 
-    def _run(self, method) -> None:
+    def _run_in_batch(self, method) -> None:
         with self.batch():
             method()
-
-    @property
-    def batching(self) -> bool:
-        """Whether a `batch` is open: control changes are then drawn once, when it closes."""
-        return self._batch_depth > 0
 
     @contextmanager
     def batch(self):
@@ -676,20 +599,15 @@ class Explorer(widgets.VBox):
             shown = self.compute()
         finally:
             self._batch_depth -= 1
-        readout = self.describe(shown)
-        shown["readout"] = readout
+        shown["readout"] = readout = self.describe(shown)
         self.readout.value = readout.html()
         self.key_readout.value = readout.key_html()
         self.image.value = self.picture.png()
-        self.image.tooltip = self.alt_text(readout)
-        # The first render lays the figure out; later renders keep that layout (faster, and the axes
-        # do not jump). None rather than "none": savefig draws twice while any layout engine is set.
+        keys = (" ".join(key.plain().split()) for key in readout.key_lines())
+        self.image.tooltip = " ".join([f"{self.title}.", *keys])  # the picture's text alternative
+        # later renders keep the first one's layout (faster, nothing jumps); None: with any engine, savefig draws twice
         self.figure.set_layout_engine(None)
         self.shown = shown
-
-    def alt_text(self, readout: Readout) -> str:
-        """The picture's text alternative: the title and the readout's key lines."""
-        return " ".join([f"{self.title}.", *(" ".join(item.plain().split()) for item in readout.key_lines())])
 
     def summary(self) -> str:
         """The title and the readout's words, one line per readout line: the plain-text view."""
@@ -713,14 +631,59 @@ class _PictureWidget(widgets.Image):
     description = traitlets.Unicode("").tag(sync=True)
 
 
-def _control_row(row) -> widgets.HBox:
-    """One row of controls, wrapping onto more lines when the output is narrow."""
-    layout = widgets.Layout(flex_flow="row wrap", max_width="100%")
-    return widgets.HBox(list(row), layout=layout).add_class(CSS["controls"])
+def _control_row(row, controls: dict) -> widgets.HBox:
+    """One row of controls (widgets, or names in `controls`), wrapping onto more lines when the output is narrow."""
+    row = [controls[item] if isinstance(item, str) else item for item in row]
+    return widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap", max_width="100%")).add_class(CSS["controls"])
 
 
-def _lay_out_control(control) -> None:
-    """Let a slider with a long label carry it above the track (a class the style sheet reads)."""
-    description = getattr(control, "description", "") or ""
-    if "slider" in type(control).__name__.lower() and len(description) > LONG_LABEL_CHARS:
-        control.add_class(CSS["label_above"])
+# ---- accessible names for sliders -----------------------------------------------------------------
+
+class SliderNames(anywidget.AnyWidget):
+    """Names each slider handle of the explorer around it after the slider's description label.
+
+    ipywidgets 8.1.9 gives a slider's focusable handle (``<div class="noUi-handle" role="slider">``) no accessible
+    name and ties its description label to nothing: screen readers announce an unnamed "slider" (axe-core rule
+    ``aria-input-field-name``, serious). This widget shows nothing and takes no room; the frame puts one in each
+    explorer's body. In the browser it gives each slider's label in the explorer's box an id and points the slider's
+    handles at it (``aria-labelledby``), now and whenever a control is drawn again. A slider without a description
+    stays unnamed, as it should be reported; where no widget runs (an exported notebook), nothing of it shows.
+
+    Examples
+    --------
+    >>> SliderNames().layout.display, "aria-labelledby" in SliderNames._esm
+    ('none', True)
+    """
+
+    #: The browser side, run once per view; it returns the clean-up that stops observing.
+    _esm = """
+    function nameHandles(box) {
+      for (const slider of box.querySelectorAll(".widget-slider, .jupyter-widget-slider")) {
+        const label = slider.querySelector(":scope > .widget-label, :scope > .jupyter-widget-label");
+        if (!label) continue;
+        label.id ||= "specdec-label-" + Math.random().toString(36).slice(2);
+        for (const handle of slider.querySelectorAll(".noUi-handle[role=slider]"))
+          handle.setAttribute("aria-labelledby", label.id);
+      }
+    }
+
+    function render({ el }) {
+      let observer = null, frame = null;
+      const attach = () => {
+        const box = el.closest(".specdec-explorer");
+        if (box) {
+          nameHandles(box);
+          observer = new MutationObserver(() => nameHandles(box));
+          observer.observe(box, { childList: true, subtree: true });
+        } else if (!el.isConnected) {
+          frame = requestAnimationFrame(attach);  // not yet in the page: look again at the next frame
+        }
+      };
+      attach();
+      return () => { if (frame !== null) cancelAnimationFrame(frame); observer?.disconnect(); };
+    }
+    export default { render };
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(layout=widgets.Layout(display="none"), **kwargs)

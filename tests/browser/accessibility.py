@@ -3,7 +3,7 @@
 `serious_violations` runs axe-core (bundled by axe-playwright-python) over the explorers' boxes only
 (the front end's own chrome is not this project's) and keeps the violations of impact "serious" or
 "critical". None is exempt: the one ipywidgets 8.1.9 leaves in every explorer (a slider handle with
-no accessible name) is closed by the frame's shim, ``specdec/explore/accessible_names.py``.
+no accessible name) is closed by the frame's shim, ``SliderNames`` in ``specdec/explore/frame.py``.
 `tab_through` presses Tab from just before an explorer until the focus leaves it, and
 says which of its controls the focus reached; `operate_by_keyboard` changes the focused control with
 the keys a keyboard user would press (an arrow key for a slider; Space, an arrow and Enter for a

@@ -9,7 +9,7 @@ drawn (the `ran` fixture, one run per notebook). The checks below then share tha
    12 px on screen (titles and axis labels 14 px).
 2. Accessibility: axe-core finds no serious or critical violation inside the notebook's explorers,
    none exempt (the slider handles, which ipywidgets 8.1.9 leaves unnamed, are named by the frame's
-   shim, ``specdec/explore/accessible_names.py``). For each explorer of `specdec.explore.EXPLORERS`,
+   shim, ``SliderNames`` in ``specdec/explore/frame.py``). For each explorer of `specdec.explore.EXPLORERS`,
    in the notebook that builds it: the picture has a text alternative that names the explorer; Tab,
    pressed from just before it, reaches every control; the first control Tab reaches changes with the
    keyboard (an arrow key, Enter or Space), and the readout changes, with the key lines in an ARIA live
