@@ -22,38 +22,27 @@ from .derivation import set_stack, target_and_draft_marks
 from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_style, slider, styled)
 
-#: The target row: six tokens, p(x) ∝ 0.55^x.
-CANDIDATE_TARGET = geometric_target(6, 0.55)
-#: The α slider's range: from 0.3, where the drafts of `draft_with_acceptance` start for this target.
-CANDIDATE_ALPHA_RANGE = (0.3, 1.0)
-#: Sample sizes of the Monte Carlo check.
-SAMPLE_SIZES = (100, 1_000, 10_000, 50_000)
-#: The rules offered: the exact one and the two broken ones, with their menu labels and short names.
-CANDIDATE_RULES = {
-    "exact": "residual updated (exact)",
-    "stale residual": "broken: residual not updated",
-    "without replacement": "broken: distinct candidates, with-replacement test",
-}
-CANDIDATE_TITLES = {"exact": "exact rule", "stale residual": "stale residual",
-                    "without replacement": "without replacement"}
+CANDIDATE_TARGET = geometric_target(6, 0.55)  #: the target row: six tokens, p(x) ∝ 0.55^x
+CANDIDATE_ALPHA_RANGE = (0.3, 1.0)  #: the α slider's range: `draft_with_acceptance` has drafts for this p from 0.3
+SAMPLE_SIZES = (100, 1_000, 10_000, 50_000)  #: sample sizes of the Monte Carlo check
+#: The rules offered, the exact one and two broken ones: short name (in the titles) -> menu label.
+CANDIDATE_RULES = {"exact": "residual updated (exact)", "stale residual": "broken: residual not updated",
+                   "without replacement": "broken: distinct candidates, with-replacement test"}
 #: Marker of sampled frequencies: black horizontal ticks (measured, not a role).
 SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
 
 
 def law_panel(axes, labels, accepted_detail: str, resampled_detail: str, ylabel: str):
-    """One rule's output law at height 0: accepted part, resampled part on it, p outlined, q as diamonds
-    (in presentation mode the legend names only the roles; the figures set it beside the panel)."""
+    """One rule's output law at height 0: accepted, resampled on it, p outlined, q as diamonds (compact: roles only)."""
     short, positions = compact(), np.arange(len(labels))
-    style = dict(width=0.6, edgecolor="white", linewidth=0.5)
-    parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), **style,
+    parts = [axes.bar(positions, np.zeros(len(labels)), **role_style(role), width=0.6, edgecolor="white", linewidth=0.5,
                       label=palette.ROLES[role].labelled("" if short else detail))
              for role, detail in (("accepted", accepted_detail), ("resampled", resampled_detail))]
     target, draft = target_and_draft_marks(axes, positions, draft_size=8)
     if short:
         target.set_label(palette.ROLES["target"].label)
-    axes.set_xticks(positions, list(labels))
     axes.set(xlabel="output token", ylabel="probability" if short else ylabel, ylim=(0, 1.05 if short else 1.35),
-             xlim=(-0.6, len(labels) - 0.4))
+             xlim=(-0.6, len(labels) - 0.4), xticks=positions, xticklabels=list(labels))
     return (*parts, target, draft)
 
 
@@ -95,9 +84,7 @@ class CandidatesFigure(Picture):
             k_axes.set(title="P(some candidate is accepted)", xlabel="number of candidates k",
                        ylabel="probability", xlim=(0.5, max_k + 0.5), ylim=(0, 1.05), xticks=ks)
             k_axes.legend(loc="lower right")
-        self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
-                                             self.draft_marks, self.sampled_marks, self.law_title, self.exact_line,
-                                             self.rule_line, self.k_marker])
+        self.fast = FastRedraw(self.figure, [*law_axes.patches, *law_axes.lines, self.law_title, *k_axes.lines])
 
     def update(self, accepted, resampled, target, draft, frequencies, k: int, exact_curve, rule_curve,
                widest_k: int, title: str) -> None:
@@ -147,8 +134,7 @@ class CandidatesExplorer(Explorer):
                           options=[(f"{size:,}", size) for size in SAMPLE_SIZES]),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
         }
-        # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
-        controls["rule"].add_class(CSS["label_above"])
+        controls["rule"].add_class(CSS["label_above"])  # the rules' names are long: the menu shows them whole
         self.curves = {}  # (α, rule) -> acceptance for every k: the enumeration is not free
         self.widest_k = k
         super().__init__(controls, [["k", "alpha"], ["rule"], ["n", "seed"]],
@@ -173,8 +159,7 @@ class CandidatesExplorer(Explorer):
 
     def compute(self) -> dict:
         k, alpha, rule, n, seed = (self.value(name) for name in ("k", "alpha", "rule", "n", "seed"))
-        p = CANDIDATE_TARGET
-        q = draft_with_acceptance(p, alpha)
+        p, q = CANDIDATE_TARGET, draft_with_acceptance(CANDIDATE_TARGET, alpha)
         accepted, resampled = self.law_parts(rule, p, q, k)
         law = accepted + resampled
         rng = np.random.default_rng(seed)
@@ -185,21 +170,20 @@ class CandidatesExplorer(Explorer):
         tv = tv_distance(law / law.sum(), p)
         self.widest_k = max(self.widest_k, k)
         self.picture.update(accepted, resampled, p, q, frequencies, k, exact_curve, rule_curve, self.widest_k,
-                            f"{CANDIDATE_TITLES[rule]}, k = {k}: TV from p = {tv:.3f}")
+                            f"{'exact rule' if rule == 'exact' else rule}, k = {k}: TV from p = {tv:.3f}")
         return {"k": k, "alpha": alpha, "rule": rule, "n": n, "seed": seed, "target": p, "draft": q, "law": law,
                 "tv": tv, "accepted_by_k": rule_curve, "exact_by_k": exact_curve, "widest_k": self.widest_k,
                 "frequencies": frequencies, "fit": goodness_of_fit(tokens, p)}
 
     def describe(self, shown: dict) -> Readout:
-        k, fit = shown["k"], shown["fit"]
-        exactness = (["the output law is exactly p"] if shown["tv"] < 1e-9
-                     else ["the output law is ", bold(f"{shown['tv']:.3f}"), " away from p (TV)"])
+        k, fit, tv = shown["k"], shown["fit"], shown["tv"]
+        exactness = ["exactly p"] if tv < 1e-9 else [bold(f"{tv:.3f}"), " away from p (TV)"]
         return Readout([
             line(bold(CANDIDATE_RULES[shown["rule"]]), key=False),
             line(f"α of one candidate = {shown['alpha']:.2f}, k = {k}"),
             line("P(some candidate accepted) = ", bold(f"{shown['accepted_by_k'][k - 1]:.3f}"),
                  f" (exact rule: {shown['exact_by_k'][k - 1]:.3f}; one candidate: {shown['exact_by_k'][0]:.3f})"),
-            line("By the exact law, ", *exactness, "."),
+            line("By the exact law, the output law is ", *exactness, "."),
             line(f"Check of {shown['n']:,} sampled steps against p: ", "passes" if fit.passed else bold("fails"),
                  f", p-value {format_p_value(fit.p_value)}; sampled TV {fit.tv:.3f}, "
                  f"chance alone ≈ {fit.typical_tv:.3f}"),

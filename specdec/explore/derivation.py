@@ -18,12 +18,13 @@ from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line,
                     slider, styled)
 
 
-def target_and_draft_marks(axes, positions, draft_size: float):
-    """p as outlined bars and q as diamonds over the tokens at `positions`, all at height 0 for now."""
+def target_and_draft_marks(axes, positions, draft_size: float, **target_style):
+    """p as outlined bars (`target_style`: more of their keywords) and q as diamonds over the tokens at
+    `positions`, all at height 0 for now."""
     zeros = np.zeros(len(positions))
     target, draft = palette.ROLES["target"], palette.ROLES["draft"]
     bars = axes.bar(positions, zeros, width=0.8, fill=False, edgecolor=target.colour, linewidth=2.5,
-                    label=target.labelled("outline"))
+                    label=target.labelled("outline"), **target_style)
     (marks,) = axes.plot(positions, zeros, linestyle="none", marker="D", markersize=draft_size,
                          color=draft.colour, markeredgecolor=palette.HIGHLIGHT, label=draft.label)
     return bars, marks
@@ -33,8 +34,7 @@ def set_stack(bars, accepted, resampled, target, draft) -> None:
     """Set the marks (accepted bars, resampled bars, p bars, q marks) of an output law: resampled on accepted."""
     for accepted_bar, resampled_bar, target_bar, low, high, top in zip(*bars[:3], accepted, resampled, target):
         accepted_bar.set_height(low)
-        resampled_bar.set_y(low)
-        resampled_bar.set_height(high)
+        resampled_bar.set(y=low, height=high)
         target_bar.set_height(top)
     bars[3].set_ydata(draft)
 
@@ -59,34 +59,25 @@ class DerivationFigure(Picture):
     """
 
     def __init__(self, labels):
-        positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
+        positions, zeros, short = np.arange(len(labels)), np.zeros(len(labels)), compact()  # short: shorter labels
         parts = dict(width=0.6, edgecolor="white", linewidth=0.5, zorder=2)  # above the grid (zorder 1.5)
-
-        def short(compact_text, text):  # presentation mode: shorter labels
-            return compact_text if compact() else text
-
         with styled():
             self.figure = new_figure(7.5, 4.2)
             self.axes = axes = self.figure.add_subplot()
-            accepted = palette.ROLES["accepted"].labelled(short("min(p, q)", "q·min(1, p/q) = min(p, q)"))
-            resampled = palette.ROLES["resampled"].labelled(short("max(0, p − q)", "(1 − α)·r = max(0, p − q)"))
-            self.accepted_bars = axes.bar(positions, zeros, **role_style("accepted"), **parts, label=accepted)
-            self.resampled_bars = axes.bar(positions, zeros, **role_style("resampled"), **parts, label=resampled)
-            self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9)
+            self.accepted_bars, self.resampled_bars = (
+                axes.bar(positions, zeros, **role_style(role), **parts, label=palette.ROLES[role].labelled(detail))
+                for role, detail in (("accepted", "min(p, q)" if short else "q·min(1, p/q) = min(p, q)"),
+                                     ("resampled", "max(0, p − q)" if short else "(1 − α)·r = max(0, p − q)")))
+            self.target_bars, self.draft_marks = target_and_draft_marks(axes, positions, draft_size=9, zorder=2)
             self.law_marks = self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks
-            for bar in self.target_bars:
-                bar.set_zorder(2)
-            axes.set_xticks(positions, list(labels))
             axes.set(title="Where each output token comes from", xlabel="token",
-                     ylabel=short("probability", "probability of being emitted"), ylim=(0, 1.05),
-                     xlim=(-0.6, len(labels) - 0.4))
+                     ylabel="probability" if short else "probability of being emitted", ylim=(0, 1.05),
+                     xlim=(-0.6, len(labels) - 0.4), xticks=positions, xticklabels=list(labels))
             axes.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
             axes.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))  # labels of one width
             axes.grid(axis="y", color=palette.NEUTRAL, alpha=0.25)
             # Under the axes, so that the y limit can follow the bars without meeting the legend.
-            self.figure.legend(handles=[self.accepted_bars, self.resampled_bars, self.target_bars, self.draft_marks],
-                               loc="outside lower center", ncols=2)
-        self._top = None
+            self.figure.legend(handles=self.law_marks, loc="outside lower center", ncols=2)
         # The spines change with the bars, so that they are drawn over them, as in a full draw.
         self.fast = FastRedraw(self.figure, [*self.accepted_bars, *self.resampled_bars, *self.target_bars,
                                              self.draft_marks, *axes.spines.values()], occasional=[axes.yaxis])
@@ -95,9 +86,8 @@ class DerivationFigure(Picture):
         """Show a `specdec.output_law.PositionLaw`."""
         set_stack(self.law_marks, law.accepted, law.resampled, law.target, law.draft)
         top = nice_top(max(float(np.max(law.target)), float(np.max(law.draft))))
-        if top != self._top:
+        if top != self.axes.get_ylim()[1]:
             self.axes.set_ylim(0, top)
-            self._top = top
             self.fast.invalidate()
 
 
@@ -130,15 +120,13 @@ class DerivationExplorer(Explorer):
 
     @checked(target=slider_row, draft=Distribution(like="target"))
     def __init__(self, target=SPEC_TARGET_PROBS[0], draft=SPEC_DRAFT_PROBS[0]):
-        p, q = target, draft
-        self.labels = labels = token_labels(p.size)
+        self.labels = labels = token_labels(target.size)
         width = widgets.Layout(width="17em")
         controls = {f"{name}{i}": slider(f"{model} weight of {label}", round(float(values[i]), 2), (0.0, 1.0), 0.01,
                                          readout_format=".2f", layout=width)
-                    for name, values, model in (("p", p, "target"), ("q", q, "draft"))
+                    for name, values, model in (("p", target, "target"), ("q", draft, "draft"))
                     for i, label in enumerate(labels)}
-        positive = np.flatnonzero(p > 0)
-        self.one_token = one = int(positive[np.argmin(p[positive])])  # the Predict's token: C in the example
+        one = int(np.argmin(np.where(target > 0, target, np.inf)))  # the Predict's token: C in the example
         for name, description, tooltip in (
                 ("q = p", "q = p", "q takes p's weights: every draft token is accepted"),
                 ("q on one token", f"all of q on {labels[one]}", f"all of q's weight on {labels[one]}"),
@@ -146,11 +134,11 @@ class DerivationExplorer(Explorer):
                  "q's weight only on tokens p never produces: nothing is accepted")):
             controls[name] = widgets.Button(description=description, tooltip=tooltip,
                                             layout=widgets.Layout(width="auto"))
-        rows = [[f"p{i}" for i in range(p.size)], [f"q{i}" for i in range(p.size)],
+        rows = [[f"p{i}" for i in range(target.size)], [f"q{i}" for i in range(target.size)],
                 ["q = p", "q on one token", "q where p has none"]]
         super().__init__(controls, rows, DerivationFigure(labels), compact_rows=([rows[2]], [rows[1], rows[0]]))
         self.on_click("q = p", lambda: self.set_q(self.weights("p")))
-        self.on_click("q on one token", lambda: self.set_q(np.arange(p.size) == one))
+        self.on_click("q on one token", lambda: self.set_q(np.arange(target.size) == one))
         self.on_click("q where p has none", self.q_where_p_has_none)
 
     def weights(self, name: str) -> np.ndarray:

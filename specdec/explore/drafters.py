@@ -16,16 +16,14 @@ import numpy as np
 from .. import palette
 from ..neural import load_target, speculative_generate
 from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH,
-                              build_drafter, cost_of)
-from ..neural.measure import committed_measurements, held_out_prompts, measure_drafter
+                              build_drafter, committed_measurements, cost_of, held_out_prompts, measure_drafter)
 from ..neural.costs import predicted_speedup
 from ..validation import Between, Count, OneOf, checked
 from .text import origin_html
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_style, slider, styled)
 
-#: Characters generated per run.
-LENGTH = 64
+LENGTH = 64  #: characters generated per run
 #: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature (whose stops are
 #: the temperatures at which the frontier is committed).
 GAMMA_RANGE = (1, 8)
@@ -33,10 +31,9 @@ WIDTH_RANGE = (1, 4)
 DEPTH_RANGE = (1, 3)
 TEMPERATURE_RANGE = (FRONTIER_TEMPERATURES[0], FRONTIER_TEMPERATURES[-1])
 TEMPERATURE_STEP = FRONTIER_TEMPERATURES[1] - FRONTIER_TEMPERATURES[0]
-#: Held-out prompts (and characters after each) over which the frontier is measured.
-FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32
-#: Longest prompt accepted: the target's context is 128 characters and 64 are generated.
-MAX_PROMPT = 64
+FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32  #: held-out prompts, and characters after each, measuring the frontier
+FRONTIER_XMAX = 2.6  #: the right end of the τ-against-cost axis, which holds every drafter at its default setting
+MAX_PROMPT = 64  #: the longest prompt accepted: the target's context is 128 characters and 64 are generated
 #: The frontier's marker for each drafter: a drafter is no role of `specdec.palette.ROLES`, so the markers
 #: are grey with a black edge and differ by shape (the distilled draft, a variant of the draft model, hollow).
 MARKERS = {"draft model": "o", "distilled draft": "s", "layer skip": "^", "Medusa": "D", "EAGLE": "P",
@@ -55,10 +52,6 @@ def prompt_text(value, name, _arguments=None) -> str:
     return value
 
 
-#: The right end of the τ-against-cost axis, which holds every drafter at its default setting.
-FRONTIER_XMAX = 2.6
-
-
 class DraftersFigure(Picture):
     """Acceptance by draft position in one run (left); τ against draft bytes per step, every drafter (right).
 
@@ -74,36 +67,28 @@ class DraftersFigure(Picture):
         short = compact()  # presentation mode: the panels are stacked, shorter axis labels
         with styled():
             self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
-            self.position_axes, self.frontier_axes = panel_axes(self.figure, 2, width_ratios=(1, 1.3))
+            bars_axes, self.frontier_axes = panel_axes(self.figure, 2, width_ratios=(1, 1.3))
             positions = np.arange(1, GAMMA_RANGE[1] + 1)
-            self.position_bars = self.position_axes.bar(positions, np.zeros(positions.size), width=0.7,
-                                                        **role_style("accepted"), edgecolor=palette.HIGHLIGHT,
-                                                        linewidth=0.6)
-            self.position_axes.set(xlabel="draft position (tree: depth)",
-                                   ylabel="accepted" if short else "share accepted when reached",
-                                   ylim=(0, 1.05), xlim=(0.4, GAMMA_RANGE[1] + 0.6), xticks=positions)
-            self.position_title = self.position_axes.set_title(" ")
+            self.position_bars = bars_axes.bar(positions, np.zeros(positions.size), width=0.7, **role_style("accepted"),
+                                               edgecolor=palette.HIGHLIGHT, linewidth=0.6)
+            bars_axes.set(xlabel="draft position (tree: depth)", xlim=(0.4, GAMMA_RANGE[1] + 0.6), xticks=positions,
+                          ylabel="accepted" if short else "share accepted when reached", ylim=(0, 1.05))
+            self.position_title = bars_axes.set_title(" ")
             self.points = {}
             for name in DRAFTERS:
-                (self.points[name],) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none",
-                                                               marker=MARKERS[name], markersize=9,
-                                                               color=palette.HIGHLIGHT, label=name,
-                                                               markerfacecolor="white" if name == "distilled draft"
-                                                               else palette.NEUTRAL)
-            (self.run_point,) = self.frontier_axes.plot([np.nan], [np.nan], linestyle="none", marker="o",
-                                                        markersize=16, markerfacecolor="none",
-                                                        markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2,
-                                                        label="this run")
-            self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass",
-                                   ylabel="τ" if short else "τ: characters per pass",
-                                   xlim=(-0.1, FRONTIER_XMAX), ylim=(0.8, GAMMA_RANGE[1] + 1.5))
+                (self.points[name],) = self.frontier_axes.plot(
+                    [np.nan], [np.nan], linestyle="none", marker=MARKERS[name], markersize=9, color=palette.HIGHLIGHT,
+                    markerfacecolor="white" if name == "distilled draft" else palette.NEUTRAL, label=name)
+            (self.run_point,) = self.frontier_axes.plot(
+                [np.nan], [np.nan], linestyle="none", marker="o", markersize=16, markerfacecolor="none",
+                markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="this run")
+            self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass", xlim=(-0.1, FRONTIER_XMAX),
+                                   ylabel="τ" if short else "τ: characters per pass", ylim=(0.8, GAMMA_RANGE[1] + 1.5))
             # Beside the panel: inside, a high τ or a costly drafter (layer skip, this run's ring) runs under it.
-            self.frontier_axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0,
-                                      fontsize="small")
+            self.frontier_axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0, fontsize="small")
             self.frontier_title = self.frontier_axes.set_title(" ")
-        self.fast = FastRedraw(self.figure, [*self.position_bars, self.position_title, *self.points.values(),
-                                             self.run_point, self.frontier_title],
-                               occasional=[self.frontier_axes.xaxis])  # widened for a costly run
+        self.fast = FastRedraw(self.figure, [*self.position_bars, self.position_title, *self.frontier_axes.lines,
+                                             self.frontier_title], occasional=[self.frontier_axes.xaxis])
 
     def update(self, acceptance, drafter: str, frontier: dict, run_point, temperature_label: str) -> None:
         """Bars of acceptance by position (None: not reached), the frontier's points, this run's point."""
@@ -124,9 +109,7 @@ class DraftersFigure(Picture):
         self.frontier_title.set_text(f"τ against draft cost, {temperature_label}")
 
 
-@functools.cache
-def _target():
-    return load_target()
+_target = functools.cache(load_target)  # the target, loaded once
 
 
 @functools.lru_cache(maxsize=64)
@@ -146,11 +129,9 @@ def frontier(temperature: float) -> dict:
     if committed:
         return {name: tuple(committed[name]) for name in DRAFTERS}
     prompts = held_out_prompts(FRONTIER_PROMPTS)
-    points = {}
-    for name in DRAFTERS:
-        result = measure_drafter(_target(), name, prompts, FRONTIER_LENGTH, temperature, seeds=(0,))
-        points[name] = (result["bytes_per_step"], result["tau"])
-    return points
+    measured = {name: measure_drafter(_target(), name, prompts, FRONTIER_LENGTH, temperature, seeds=(0,))
+                for name in DRAFTERS}
+    return {name: (result["bytes_per_step"], result["tau"]) for name, result in measured.items()}
 
 
 class DraftersExplorer(Explorer):
@@ -209,25 +190,22 @@ class DraftersExplorer(Explorer):
         prompt = values["prompt"][:MAX_PROMPT] or " "
         temperature = float(values["temperature"])
         name, gamma, width, depth = values["drafter"], values["gamma"], values["width"], values["depth"]
-        target = _target()
         run = run_of(name, gamma, width, depth, prompt, temperature, values["seed"])
         positions = depth if name == "Medusa" else gamma
         acceptance = [None if np.isnan(r) else float(r) for r in run.acceptance_by_position(positions)]
-        cost = cost_of(name, target, gamma, width, depth)
+        cost = cost_of(name, _target(), gamma, width, depth)
         drafted = run.drafted_per_step
         bytes_per_step = cost.bytes_per_step if name == "Medusa" else cost.bytes_per_token * drafted
         passes = sum(step.draft_passes for step in run.steps) / run.target_passes
         points = frontier(temperature)
-        speed = predicted_speedup(run.tau, cost, drafted, passes)
         self.picture.update(acceptance, name, points, (bytes_per_step, run.tau), f"T = {temperature:g}")
         self.text_view.value = origin_html(prompt, run.text, run.origins, ORIGIN_NAMES, height="11em")
         return {**values, "run": run, "tau": run.tau, "acceptance": acceptance, "cost": cost,
-                "bytes_per_step": bytes_per_step, "drafted_per_step": drafted, "speedup": speed,
-                "frontier": points}
+                "bytes_per_step": bytes_per_step, "drafted_per_step": drafted, "frontier": points,
+                "speedup": predicted_speedup(run.tau, cost, drafted, passes)}
 
     def describe(self, shown: dict) -> Readout:
         run, cost, name = shown["run"], shown["cost"], shown["drafter"]
-        counts = {origin: run.origins.count(origin) for origin in ORIGIN_NAMES}
         shape = (f"tree {shown['width']} wide, {shown['depth']} deep" if name == "Medusa" else f"γ = {shown['gamma']}")
         rates = ", ".join("–" if r is None else f"{r:.2f}" for r in shown["acceptance"])
         return Readout([
@@ -235,8 +213,8 @@ class DraftersExplorer(Explorer):
             line("τ = ", bold(f"{shown['tau']:.2f}"), f" characters per target pass ({len(run.text)} characters in "
                  f"{run.target_passes} passes, bonus included)", key=True),
             line("acceptance by position: ", bold(rates), key=True),
-            line(f"characters by origin: accepted {counts['accepted']}, resampled {counts['resampled']}, "
-                 f"bonus {counts['bonus']}"),
+            line("characters by origin: ",
+                 ", ".join(f"{origin} {run.origins.count(origin)}" for origin in ORIGIN_NAMES)),
             line(f"draft cost per drafted character: {cost.flops_per_token:.3f} of a target pass in FLOPs, "
                  f"{cost.bytes_per_token:.3f} in bytes; per step ", bold(f"{shown['bytes_per_step']:.2f}"),
                  " in bytes", key=True),

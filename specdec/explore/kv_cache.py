@@ -24,15 +24,12 @@ from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, label
 #: The prompt and the characters each run generates.
 PROMPT = "Return the "
 LENGTH = 16
-#: Slots shown: the step's slots and a few before them.
-WINDOW = 14
-#: Fewer, wider slots in presentation mode.
-COMPACT_WINDOW = 8
-#: How many pictures of states already drawn the figure keeps: a state looks the same each time it is shown.
-PICTURES_KEPT = 128
+WINDOW = 14  #: slots shown: the step's slots and a few before them
+COMPACT_WINDOW = 8  #: fewer, wider slots in presentation mode
+PICTURES_KEPT = 128  #: how many PNGs of states drawn the figure keeps: a state looks the same each time it is shown
 GAMMA_RANGE = (1, 6)
-RULE_NAMES = {"exact": "crop and catch up (exact)", "forgets_to_crop": "target forgets to crop",
-              "forgets_catch_up": "draft not caught up"}
+RULE_MENU = [("crop and catch up (exact)", "exact"), ("target forgets to crop", "forgets_to_crop"),
+             ("draft not caught up", "forgets_catch_up")]
 TEMPERATURES = {"greedy, T = 0": 0.0, "sampled, T = 1": 1.0}
 #: How each kind of slot is drawn (edges: `EDGE`, unless the kind says otherwise).
 EDGE = {"edgecolor": palette.NEUTRAL, "linewidth": 0.8}
@@ -40,8 +37,7 @@ SLOT_STYLES = {"earlier": {"facecolor": "#EEEEEE", "hatch": ""}, "kept": role_st
                "cropped": role_style("reject zone"), "catch-up": role_style("draft"),
                "next": {**role_style("bonus"), "linestyle": "--"},
                "stale": {**role_style("reject zone"), "edgecolor": palette.HIGHLIGHT, "linewidth": 2.0}}
-#: The height of each row of slots.
-ROWS = {"target": 1, "draft": 0}
+ROWS = {"target": 1, "draft": 0}  #: the height of each row of slots
 
 
 @functools.cache
@@ -53,7 +49,8 @@ def _models():
 def cache_run(gamma: int, rule: str, temperature: float, seed: int):
     """The recorded run for these settings (cached)."""
     target, draft = _models()
-    return generate_with_caches(target, draft, PROMPT, LENGTH, gamma, temperature, np.random.default_rng(seed), rule=rule)
+    return generate_with_caches(target, draft, PROMPT, LENGTH, gamma, temperature, np.random.default_rng(seed),
+                                rule=rule)
 
 
 @functools.cache
@@ -81,8 +78,7 @@ def slot_kinds(step, rule: str, window: int = WINDOW):
 
 
 def _slots(places) -> Path:
-    """One path of the slot boxes at (slot, row height) `places`: one patch per kind of slot draws far
-    faster than a patch per slot."""
+    """One path of the boxes at (slot, row height) `places` (a patch per kind draws far faster than one per slot)."""
     boxes = [[(x - 0.45, y - 0.4), (x + 0.45, y - 0.4), (x + 0.45, y + 0.4), (x - 0.45, y + 0.4)] for x, y in places]
     return Path.make_compound_path_from_polys(np.array(boxes, dtype=float).reshape(-1, 4, 2))
 
@@ -95,25 +91,20 @@ class KVCacheFigure(Picture):
         with styled():
             self.figure = new_figure(9.0, 3.4, compact_size=(6.4, 4.4))
             self.axes = self.figure.add_subplot(xlabel="cache slot (position in the text)", ylim=(-0.85, 1.7),
-                                                xlim=(-0.6, self.window - 0.4))
-            self.axes.set_yticks([1, 0], ["target", "draft"])
-            self.axes.set_ylabel("cache")
+                                                xlim=(-0.6, self.window - 0.4), xticks=[], yticks=[1, 0],
+                                                yticklabels=["target", "draft"], ylabel="cache")
             self.slots = {kind: self.axes.add_patch(PathPatch(_slots([]), **{**EDGE, **style}))
                           for kind, style in SLOT_STYLES.items()}
             self.letters = {row: [self.axes.text(i, y, "", ha="center", va="center", fontsize="small")
                                   for i in range(self.window)] for row, y in ROWS.items()}
-            # Under the panel, as the figure's own legend: the layout leaves room for all of it (an axes legend
-            # anchored below the axes had its bottom row cut off).
-            self.figure.legend(handles=[role_patch("accepted", "written, kept"), role_patch("reject zone", "cropped"),
-                                        role_patch("reject zone", "not cropped", edgecolor=palette.HIGHLIGHT,
-                                                   linewidth=2),
-                                        role_patch("draft", "catch-up"), role_patch("bonus", "next: no slot yet")],
-                               loc="outside lower center", ncols=2 if compact() else 3, fontsize="small")
+            # The figure's own legend, under the panel: the layout leaves room for it (an axes legend lost a row).
+            keys = [role_patch("accepted", "written, kept"), role_patch("reject zone", "cropped"),
+                    role_patch("reject zone", "not cropped", edgecolor=palette.HIGHLIGHT, linewidth=2),
+                    role_patch("draft", "catch-up"), role_patch("bonus", "next: no slot yet")]
+            self.figure.legend(handles=keys, loc="outside lower center", ncols=2 if compact() else 3, fontsize="small")
             self.title = self.axes.set_title(" ")
-            self.axes.set_xticks([])
             self.slot_numbers = [self.axes.text(i, -0.62, "", ha="center", va="center", fontsize="small",
                                                 color=palette.NEUTRAL) for i in range(0, self.window, 2)]
-        self.first = None  # the first slot shown: the slot numbers change only with it
         self.state, self.pictures = None, {}  # the state on screen; PNGs of states drawn, oldest first
         self.fast = FastRedraw(self.figure, changing=[*self.slots.values(), *self.letters["target"],
                                                       *self.letters["draft"], self.title], occasional=self.slot_numbers)
@@ -126,15 +117,13 @@ class KVCacheFigure(Picture):
                 if i < len(kinds):
                     kind, token = kinds[i]
                     places[kind].append((i, ROWS[row]))
-                    char = decode([token])
-                    letter.set_text("␣" if char == " " else char)
+                    letter.set_text(decode([token]).replace(" ", "␣"))
         for kind, patch in self.slots.items():
             patch.set_path(_slots(places[kind]))
         first = min(first for first, _kinds in rows.values())
-        if first != self.first:
+        if self.slot_numbers[0].get_text() != str(first):  # the slot numbers change only with the first slot shown
             for k, number in enumerate(self.slot_numbers):
                 number.set_text(str(first + 2 * k))
-            self.first = first
             self.fast.invalidate()
         self.title.set_text(title)
         self.state = (title, *((first, tuple(kinds)) for first, kinds in rows.values()))
@@ -168,10 +157,8 @@ class KVCacheExplorer(Explorer):
              seed=Count(0, SEED_SLIDER_MAX), step=Count(1, LENGTH))
     def __init__(self, gamma=4, rule="exact", temperature=0.0, seed=0, step=1):
         controls = {
-            "rule": labelled(widgets.Dropdown, "cache rule", options=[(RULE_NAMES[r], r) for r in CACHE_RULES],
-                             value=rule),
-            "temperature": labelled(widgets.Dropdown, "temperature", options=list(TEMPERATURES.items()),
-                                    value=temperature),
+            "rule": labelled(widgets.Dropdown, "cache rule", value=rule, options=RULE_MENU),
+            "temperature": labelled(widgets.Dropdown, "temperature", value=temperature, options=TEMPERATURES.items()),
             "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
             "step": slider("verify step", step, (1, LENGTH)),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
@@ -181,40 +168,33 @@ class KVCacheExplorer(Explorer):
         self.on_click("next", self.next_step)
 
     def next_step(self):
-        run = cache_run(self.value("gamma"), self.value("rule"), self.value("temperature"), self.value("seed"))
-        self.controls["step"].value = min(self.value("step") + 1, len(run.steps))
+        self.controls["step"].value = min(self.value("step") + 1, len(self.shown["run"].steps))
 
     def compute(self):
-        gamma, rule, temperature, seed = (self.value(n) for n in ("gamma", "rule", "temperature", "seed"))
-        run = cache_run(gamma, rule, temperature, seed)
+        run = cache_run(*(self.value(name) for name in ("gamma", "rule", "temperature", "seed")))
         index = min(self.value("step"), len(run.steps)) - 1
         step = run.steps[index]
         target = _models()[0]
-        self.picture.update(slot_kinds(step, rule, self.picture.window), target.decode,
+        self.picture.update(slot_kinds(step, run.rule, self.picture.window), target.decode,
                             f"step {index + 1} of {len(run.steps)}: {step.accepted} of {len(step.drafted)} accepted")
-        text_so_far = target.decode(run.tokens[: sum(len(s.emitted) for s in run.steps[: index + 1])])
         plain = plain_text()
-        differs_at = next((i for i, (a, b) in enumerate(zip(run.text, plain)) if a != b), None)
-        return {"run": run, "step": step, "index": index, "rule": rule, "temperature": temperature,
-                "text_so_far": text_so_far, "plain": plain, "differs_at": differs_at,
-                "mean_accepted": float(np.mean(run.accepted_counts))}
+        return {"run": run, "step": step, "index": index, "rule": run.rule, "temperature": run.temperature,
+                "text_so_far": target.decode(run.tokens[: sum(len(s.emitted) for s in run.steps[: index + 1])]),
+                "differs_at": next((i for i, (a, b) in enumerate(zip(run.text, plain)) if a != b), None),
+                "plain": plain, "mean_accepted": float(np.mean(run.accepted_counts))}
 
     def describe(self, shown):
-        step, run = shown["step"], shown["run"]
-        target_line = line("Target: wrote ", bold(str(step.target_written)), " slots, kept ", bold(str(step.target_kept)),
-                           ", cropped ", bold(str(0 if shown["rule"] == "forgets_to_crop" else step.target_cropped)),
-                           *((" (", str(step.target_cropped), " rejected slots left in the cache)")
-                             if shown["rule"] == "forgets_to_crop" and step.target_cropped else ()))
-        draft_line = line("Draft: wrote ", str(step.draft_written), ", kept ", str(step.draft_kept), ", cropped ",
-                          str(step.draft_cropped), ", caught up ", str(step.draft_caught_up))
-        if shown["temperature"] == 0.0:
-            verdict = ("same as plain greedy decoding" if shown["differs_at"] is None
-                       else f"differs from plain greedy decoding from character {shown['differs_at'] + 1}")
-        else:
-            verdict = "sampled: compare laws, not one text"
+        step = shown["step"]
+        left = step.target_cropped if shown["rule"] == "forgets_to_crop" else 0  # rejected slots left in the cache
+        verdict = ("sampled: compare laws, not one text" if shown["temperature"] != 0.0
+                   else "same as plain greedy decoding" if shown["differs_at"] is None
+                   else f"differs from plain greedy decoding from character {shown['differs_at'] + 1}")
         return Readout([
-            target_line, draft_line,
+            line("Target: wrote ", bold(step.target_written), " slots, kept ", bold(step.target_kept), ", cropped ",
+                 bold(step.target_cropped - left), f" ({left} rejected slots left in the cache)" if left else ""),
+            line("Draft: wrote ", step.draft_written, ", kept ", step.draft_kept, ", cropped ", step.draft_cropped,
+                 ", caught up ", step.draft_caught_up),
             line("Text so far: ", repr(shown["text_so_far"]), key=False),
             line("Whole run: ", bold(verdict)),
-            line(f"Mean accepted per step: {shown['mean_accepted']:.2f} of γ = {run.gamma}", key=False),
+            line(f"Mean accepted per step: {shown['mean_accepted']:.2f} of γ = {shown['run'].gamma}", key=False),
         ])

@@ -43,7 +43,6 @@ class TemperatureFigure(Picture):
     def __init__(self, labels, temperatures):
         small = compact()  # presentation mode: shorter labels, fewer ticks, more room above 1 for the legends
         axis = dict(ylim=(0, 2.0 if small else 1.5), yticks=np.linspace(0, 1, 3 if small else 6))
-        temperatures = np.asarray(temperatures, dtype=float)
         positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
         pick = dict(linestyle="none", marker="v", markersize=10, markeredgecolor=palette.HIGHLIGHT)
         target, draft = palette.ROLES["target"], palette.ROLES["draft"]
@@ -54,16 +53,14 @@ class TemperatureFigure(Picture):
                                              label=target.label)
             self.draft_bars = bars_axes.bar(positions + 0.2, zeros, width=0.38, **role_style("draft"),
                                             edgecolor=palette.HIGHLIGHT, linewidth=0.4, label=draft.label)
-            (self.target_pick,) = bars_axes.plot([0], [0], markerfacecolor=target.colour,
-                                                 label=target.labelled("pick" if small else "greedy pick"), **pick)
-            (self.draft_pick,) = bars_axes.plot([0], [0], markerfacecolor=draft.colour,
-                                                label=draft.labelled("pick" if small else "greedy pick"), **pick)
-            bars_axes.set_xticks(positions, list(labels))
+            self.target_pick, self.draft_pick = (
+                bars_axes.plot([0], [0], markerfacecolor=role.colour, **pick,
+                               label=role.labelled("pick" if small else "greedy pick"))[0] for role in (target, draft))
             # Headroom above 1 keeps the legend clear of a one-hot bar and its greedy-pick triangle.
             bars_axes.set(title="p and q after temperature", xlabel="token", ylabel="probability",
-                          xlim=(-0.6, len(labels) - 0.4), **axis)
+                          xlim=(-0.6, len(labels) - 0.4), xticks=positions, xticklabels=list(labels), **axis)
             bars_axes.legend(loc="upper left", ncols=2)
-            flat = np.zeros_like(temperatures)
+            flat = np.zeros(len(temperatures))
             (self.shared_line,) = curve_axes.plot(temperatures, flat, color=palette.NEUTRAL, linestyle="--",
                                                   linewidth=2, label="both at one T")
             (self.draft_line,) = curve_axes.plot(temperatures, flat, color=palette.HIGHLIGHT, linewidth=2,
@@ -72,26 +69,21 @@ class TemperatureFigure(Picture):
                                                      markerfacecolor="none", markeredgecolor=palette.HIGHLIGHT,
                                                      markeredgewidth=2, clip_on=False, label="the sliders now")
             (self.greedy_marker,) = curve_axes.plot([0], [0], linestyle="none", marker="s", markersize=10,
-                                                    color=palette.HIGHLIGHT, clip_on=False,
-                                                    label="both greedy" if small else "both greedy: α is 0 or 1",
-                                                    gid="greedy")
+                                                    color=palette.HIGHLIGHT, clip_on=False, gid="greedy",
+                                                    label="both greedy" if small else "both greedy: α is 0 or 1")
             curve_axes.set(title="α as the temperatures change", xlabel="temperature T", ylabel="α = Σ min(p, q)",
-                           **axis,
-                           xlim=(-0.05 * temperatures[-1], 1.05 * temperatures[-1]))
+                           **axis, xlim=(-0.05 * temperatures[-1], 1.05 * temperatures[-1]))
             curve_axes.legend(loc="upper right", ncols=2, columnspacing=0.8, handlelength=1.5,
                               handletextpad=0.5)  # packed: as wide as the panel, not past its edge
-        self.fast = FastRedraw(self.figure, [*self.target_bars, *self.draft_bars, self.target_pick, self.draft_pick,
-                                             self.shared_line, self.draft_line, self.current_marker,
-                                             self.greedy_marker])
+        self.fast = FastRedraw(self.figure, [*bars_axes.patches, *bars_axes.lines, *curve_axes.lines])  # every mark
 
     def update(self, target, draft, picks, draft_temperature: float, alpha: float,
                alpha_over_draft_temperature, alpha_over_shared_temperature) -> None:
         """Show p and q with their greedy `picks` (target's, draft's), the two α curves and the current point."""
         for bar, height in zip([*self.target_bars, *self.draft_bars], [*target, *draft]):
             bar.set_height(height)
-        target_pick, draft_pick = picks
-        self.target_pick.set_data([target_pick - 0.2], [target[target_pick] + 0.06])
-        self.draft_pick.set_data([draft_pick + 0.2], [draft[draft_pick] + 0.06])
+        for mark, row, pick, shift in zip((self.target_pick, self.draft_pick), (target, draft), picks, (-0.2, 0.2)):
+            mark.set_data([pick + shift], [row[pick] + 0.06])  # over the bar of the pick
         self.draft_line.set_ydata(alpha_over_draft_temperature)
         self.shared_line.set_ydata(alpha_over_shared_temperature)
         self.current_marker.set_data([draft_temperature], [alpha])
@@ -134,19 +126,16 @@ class TemperatureExplorer(Explorer):
     @checked(target_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX),
              draft_temperature=Between(0.0, TEMPERATURE_SLIDER_MAX), seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, target_temperature=1.0, draft_temperature=1.0, seed=1):
-        limits = (0.0, TEMPERATURE_SLIDER_MAX)
+        temperature_slider = dict(limits=(0.0, TEMPERATURE_SLIDER_MAX), step=TEMPERATURE_STEP, readout_format=".2f")
         controls = {
-            "target_temperature": slider("target temperature T_p", target_temperature, limits, TEMPERATURE_STEP,
-                                         readout_format=".2f"),
-            "draft_temperature": slider("draft temperature T_q", draft_temperature, limits, TEMPERATURE_STEP,
-                                        readout_format=".2f"),
+            "target_temperature": slider("target temperature T_p", target_temperature, **temperature_slider),
+            "draft_temperature": slider("draft temperature T_q", draft_temperature, **temperature_slider),
             "seed": slider("logits seed", seed, (0, SEED_SLIDER_MAX)),
             "greedy": widgets.Button(description="greedy: both T = 0", tooltip="set both temperatures to 0"),
             "plain": widgets.Button(description="both T = 1", tooltip="set both temperatures to 1"),
         }
         self.labels = token_labels(TEMPERATURE_VOCAB)
-        # The draft temperatures tried: the solid curve is drawn over them only, not to answer notebook 06's
-        # Predict (where α peaks as T_q moves) before the learner moves T_q.
+        # The draft temperatures tried: the solid curve covers only them (not to give away notebook 06's Predict).
         self.tried = (draft_temperature, draft_temperature)
         super().__init__(controls, [["target_temperature", "draft_temperature"], ["seed", "greedy", "plain"]],
                          TemperatureFigure(self.labels, TEMPERATURE_GRID),
@@ -171,13 +160,11 @@ class TemperatureExplorer(Explorer):
         self.tried = low, high = min(self.tried[0], t_q), max(self.tried[1], t_q)
         tried = (TEMPERATURE_GRID >= low - 1e-9) & (TEMPERATURE_GRID <= high + 1e-9)
         self.picture.update(target, draft, picks, t_q, alpha, np.where(tried, draft_curve, np.nan), shared_curve)
-        return {
-            "target_temperature": t_p, "draft_temperature": t_q, "seed": seed, "target": target, "draft": draft,
-            "alpha": alpha, "tv": tv_distance(target, draft), "target_pick": picks[0], "draft_pick": picks[1],
-            "greedy_alpha": float(shared_curve[0]), "temperatures": TEMPERATURE_GRID,
-            "alpha_over_draft_temperature": draft_curve.tolist(),
-            "alpha_over_shared_temperature": shared_curve.tolist(),
-        }
+        return {"target_temperature": t_p, "draft_temperature": t_q, "seed": seed, "target": target, "draft": draft,
+                "alpha": alpha, "tv": tv_distance(target, draft), "target_pick": picks[0], "draft_pick": picks[1],
+                "greedy_alpha": float(shared_curve[0]), "temperatures": TEMPERATURE_GRID,
+                "alpha_over_draft_temperature": draft_curve.tolist(),
+                "alpha_over_shared_temperature": shared_curve.tolist()}
 
     def describe(self, shown: dict) -> Readout:
         t_p, t_q = shown["target_temperature"], shown["draft_temperature"]
