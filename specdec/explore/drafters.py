@@ -208,8 +208,12 @@ class DraftersExplorer(Explorer):
         run, cost, name = shown["run"], shown["cost"], shown["drafter"]
         shape = (f"tree {shown['width']} wide, {shown['depth']} deep" if name == "Medusa" else f"γ = {shown['gamma']}")
         rates = ", ".join("–" if r is None else f"{r:.2f}" for r in shown["acceptance"])
+        about = DRAFTERS[name][1]  # Medusa's names the default tree: say the one on screen
+        if name == "Medusa":
+            about = (f"the top {shown['width']} of each of {shown['depth']} head{'s' * (shown['depth'] > 1)} on the "
+                     "last hidden state form a tree, one-hot rows")
         return Readout([
-            line(bold(name), f" ({shape}), temperature {shown['temperature']:g}: {DRAFTERS[name][1]}"),
+            line(bold(name), f" ({shape}), temperature {shown['temperature']:g}: {about}"),
             line("τ = ", bold(f"{shown['tau']:.2f}"), f" characters per target pass ({len(run.text)} characters in "
                  f"{run.target_passes} passes, bonus included)", key=True),
             line("acceptance by position: ", bold(rates), key=True),
