@@ -216,5 +216,4 @@ def optimal_gamma_cases() -> tuple[Case, ...]:
               for a, c, _ in BEST_GAMMA_TABLE),
             _scalars("a tie: at α = 1 and c = 1 every γ gives speedup 1", {"alpha_one"}, alpha=1.0, c=1),
             _scalars("α = 1, c = 50: the longest draft wins", {"alpha_one"}, alpha=1.0, c=50),
-            _scalars("α = 0: drafting only costs", alpha=0.0, c=10),
-            *randoms)
+            _scalars("α = 0: drafting only costs", alpha=0.0, c=10), *randoms)
