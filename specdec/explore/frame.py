@@ -663,7 +663,7 @@ class SliderNames(anywidget.AnyWidget):
         if (!label) continue;
         label.id ||= "specdec-label-" + Math.random().toString(36).slice(2);
         for (const handle of slider.querySelectorAll(".noUi-handle[role=slider]"))
-          handle.setAttribute("aria-labelledby", label.id);
+          if (handle.getAttribute("aria-labelledby") !== label.id) handle.setAttribute("aria-labelledby", label.id);
       }
     }
 
