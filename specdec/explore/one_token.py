@@ -265,17 +265,18 @@ class OneTokenExplorer(Explorer):
                                  "residual mean anything.")])
         kl, gamma, labels, p, q = shown["kl"], shown["gamma"], shown["labels"], shown["target"], shown["draft"]
         impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]  # where KL is infinite
+        kl_line = line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats") if not np.isinf(kl) else line(
+            f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so log(p/q) is "
+            f"infinite there. α stays finite: the draft never proposes "
+            f"{'that token' if len(impossible) == 1 else 'those tokens'}, and the residual puts p's mass back.")
         residual = shown["residual"] if shown["excess"].sum() > 0 else np.zeros(len(labels))
+        masses = ", ".join(f"{label} {value:.3f}" for label, value in zip(labels, residual) if value > 0)
+        residual_line = line(f"residual r = norm(max(0, p − q)) puts its mass on {masses}") if masses else line(
+            "p = q, so max(0, p − q) has no mass: a draft token is never rejected, and no residual is needed")
         return Readout([
             line(bold(f"α = Σ min(p, q) = {shown['alpha']:.3f}"), key=True),
             line(f"TV(p, q) = ½ Σ |p − q| = {shown['tv']:.3f} = 1 − α", key=True),
-            line(f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so log(p/q) is "
-                 f"infinite there. α stays finite: the draft never proposes "
-                 f"{'that token' if len(impossible) == 1 else 'those tokens'}, and the residual puts p's mass back.")
-            if np.isinf(kl) else line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats"),
-            line("residual r = norm(max(0, p − q)) puts its mass on " + ", ".join(
-                f"{label} {value:.3f}" for label, value in zip(labels, residual) if value > 0)) if residual.any() else
-            line("p = q, so max(0, p − q) has no mass: a draft token is never rejected, and no residual is needed"),
+            kl_line, residual_line,
             line(f"γ = {gamma}: ", bold(f"{shown['expected_tokens']:.3f}"), " tokens per step on average", key=True),
             line(f"(if every position had this α, a step with γ = {gamma} draft tokens yields "
                  "(1 − α^(γ+1)) / (1 − α) tokens on average)", note=True),
