@@ -16,7 +16,8 @@ import numpy as np
 from .. import palette
 from ..neural import load_target, speculative_generate
 from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH,
-                              build_drafter, committed_measurements, cost_of, held_out_prompts, measure_drafter)
+                              build_drafter, committed_measurements, cost_of, describe_drafter, held_out_prompts,
+                              measure_drafter)
 from ..neural.costs import predicted_speedup
 from ..validation import Between, Count, OneOf, checked
 from .text import origin_html
@@ -208,10 +209,7 @@ class DraftersExplorer(Explorer):
         run, cost, name = shown["run"], shown["cost"], shown["drafter"]
         shape = (f"tree {shown['width']} wide, {shown['depth']} deep" if name == "Medusa" else f"γ = {shown['gamma']}")
         rates = ", ".join("–" if r is None else f"{r:.2f}" for r in shown["acceptance"])
-        about = DRAFTERS[name][1]  # Medusa's names the default tree: say the one on screen
-        if name == "Medusa":
-            about = (f"the top {shown['width']} of each of {shown['depth']} head{'s' * (shown['depth'] > 1)} on the "
-                     "last hidden state form a tree, one-hot rows")
+        about = describe_drafter(name, shown["width"], shown["depth"])
         return Readout([
             line(bold(name), f" ({shape}), temperature {shown['temperature']:g}: {about}"),
             line("τ = ", bold(f"{shown['tau']:.2f}"), f" characters per target pass ({len(run.text)} characters in "

@@ -29,12 +29,14 @@ from .speculative import speculative_generate
 from .split import split_text
 from .transformer import Transformer
 
-#: Drafter name -> (kind for `draft_cost`, description). γ = 4 for the chains, a 2-wide 3-deep tree.
+#: Drafter name -> (kind for `draft_cost`, description; `describe_drafter` fills in Medusa's tree).
+#: γ = 4 for the chains, a 2-wide 3-deep tree.
 DRAFTERS = {
     "draft model": ("draft model", "a separate 2-layer model of width 64, trained on the data"),
     "distilled draft": ("draft model", "the same model, distilled from the target (DistillSpec)"),
     "layer skip": ("layer skip", "the target's first 2 of 4 layers, a trained exit, its norm and head"),
-    "Medusa": ("Medusa", "3 heads on the last hidden state; top-2 of each form a tree, one-hot rows"),
+    "Medusa": ("Medusa", "the top {width} of each of {depth} head{plural} on the last hidden state form a tree, "
+                         "one-hot rows"),
     "EAGLE": ("EAGLE", "one block drafting the target's next feature from (feature, next token)"),
     "prompt lookup": ("prompt lookup", "copy what followed the latest match of the last 1-3 characters"),
 }
@@ -68,6 +70,15 @@ def build_drafter(name: str, target: Transformer, gamma: int = GAMMA, width: int
     if name == "prompt lookup":
         return PromptLookupDrafter(len(target.vocab), gamma)
     raise ValueError(f"name must be one of {sorted(DRAFTERS)}, got {name!r}")
+
+
+def describe_drafter(name: str, width: int = TREE_WIDTH, depth: int = TREE_DEPTH) -> str:
+    """The description of one of `DRAFTERS` in words, Medusa's for a tree `width` wide and `depth` deep.
+
+    >>> describe_drafter("Medusa", width=3, depth=1)
+    'the top 3 of each of 1 head on the last hidden state form a tree, one-hot rows'
+    """
+    return DRAFTERS[name][1].format(width=width, depth=depth, plural="s" * (depth > 1))
 
 
 def cost_of(name: str, target: Transformer, gamma: int = GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH):

@@ -36,6 +36,7 @@ where Hugging Face caps it only by the length left to generate.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -275,13 +276,15 @@ def rolling_mean(values, window) -> np.ndarray:
 
 
 @checked(corpus_size=Count(1_000))
+@functools.lru_cache(maxsize=4)  # several seconds each; the explorer and its tests ask for the same one
 def stdlib_comparison(corpus_size=300_000, draft_order=3, target_order=5, prompt="The ", n_tokens=2_000, c=20,
                       seed=0) -> ScheduleComparison:
     """`compare_schedules` on the n-gram pair of notebook 07, fitted on a slice of the standard library's docstrings.
 
     The defaults are notebook 09's: a 3-gram draft and a 5-gram target fitted on the first 300,000
     characters of `specdec.text.stdlib_corpus`, 2,000 characters after "The ", seed 0. The docstrings
-    differ a little between Python versions, and so do the numbers.
+    differ a little between Python versions, and so do the numbers. A repeated call returns the
+    comparison already computed, the same object: read it, do not change it.
 
     Examples
     --------
