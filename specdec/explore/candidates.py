@@ -27,7 +27,7 @@ CANDIDATE_ALPHA_RANGE = (0.3, 1.0)  #: the α slider's range: `draft_with_accept
 SAMPLE_SIZES = (100, 1_000, 10_000, 50_000)  #: sample sizes of the Monte Carlo check
 #: The rules offered, the exact one and two broken ones: short name (in the titles) -> menu label.
 CANDIDATE_RULES = {"exact": "residual updated (exact)", "stale residual": "broken: residual not updated",
-                   "without replacement": "broken: distinct candidates, with-replacement test"}
+                   "without replacement": "broken: distinct candidates"}
 #: Marker of sampled frequencies: black horizontal ticks (measured, not a role).
 SAMPLED_STYLE = dict(linestyle="none", marker="_", markersize=22, markeredgewidth=3, color=palette.HIGHLIGHT)
 

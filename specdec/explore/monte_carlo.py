@@ -29,16 +29,16 @@ N_AXIS, DEVIATION_AXIS = (60, 1.6e6), (1e-4, 1.0)  #: the deviation plot's axes 
 GUIDE_DEVIATIONS = 4
 FREQUENCY_AXIS_TOP = 1.75  #: the token and count panels' top: room above 1 for the verdict and the legend
 
-RULE_LABELS = {  #: how each rule is named in the dropdown
+RULE_LABELS = {  #: how each rule is named in the dropdown: short, to fit the projector layout's side column
     "correct": "the correct rule",
-    "resample_from_target": "broken: resample from p, not the residual",
-    "resample_from_draft": "broken: resample from q, not the residual",
-    "accept_with_target_probability": "broken: accept with probability p(x)",
-    "always_accept": "broken: always accept (no verification)",
+    "resample_from_target": "broken: resample from p",
+    "resample_from_draft": "broken: resample from q",
+    "accept_with_target_probability": "broken: accept with p(x)",
+    "always_accept": "broken: always accept",
     "drop_bonus_token": "broken: drop the bonus token",
-    "one_uniform_for_all": "broken: one uniform for every position",
-    "greedy_draft": "broken: greedy draft, q in the ratio",
-    "unprocessed_draft_in_ratio": "broken: draft sampled at T = 0.5, raw q in the ratio",
+    "one_uniform_for_all": "broken: one uniform per step",
+    "greedy_draft": "broken: greedy draft, q ratio",
+    "unprocessed_draft_in_ratio": "broken: T = 0.5 draft, raw q",
     "swapped_roles": "broken: p and q swapped",
 }
 
