@@ -136,13 +136,15 @@ class LossyExplorer(Explorer):
                              options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()]),
             "alpha": slider("exact α", alpha, LOSSY_ALPHA_RANGE, 0.05, readout_format=".2f"),
             "draft": labelled(widgets.Dropdown, "draft", options=list(LOSSY_DRAFTS), value=draft,
-                              layout=widgets.Layout(width="20em")),
+                              layout=widgets.Layout(width="24em")),
             "lenience": slider("lenient λ", lenience, LENIENCE_RANGE, 0.05, readout_format=".2f"),
             "epsilon": slider("typical ε", epsilon, EPSILON_RANGE, 0.01, readout_format=".2f"),
             "delta": slider("typical δ", delta, DELTA_RANGE, 0.05, readout_format=".2f"),
         }
         # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
         controls["rule"].add_class(CSS["label_above"])
+        if compact():  # the side column is narrow: under its label the menu shows the drafts whole
+            controls["draft"].add_class(CSS["label_above"])
         super().__init__(controls, [["rule", "alpha"], ["draft", "lenience"], ["epsilon", "delta"]],
                          LossyFigure(token_labels(LOSSY_TARGET.size), len(LENIENCE_SWEEP)),
                          # compact: the rule, the draft and λ above the key lines (inside a 480 px window)
