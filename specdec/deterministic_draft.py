@@ -67,7 +67,7 @@ class _ProposedTokens(Constraint):
         return [int(token) for token in tokens]
 
 
-STEP_ARGUMENTS = checked(target_probs=_TargetRows(), draft_tokens=_ProposedTokens(), rng=Generator())
+DETERMINISTIC_STEP_ARGUMENTS = checked(target_probs=_TargetRows(), draft_tokens=_ProposedTokens(), rng=Generator())
 
 
 @checked(vocab=Count(1), draft_tokens=Integers("token ids", low=0, high=lambda arguments: arguments["vocab"] - 1))
@@ -142,7 +142,7 @@ def deterministic_position_law(target, token) -> PositionLaw:
     return deterministic_position_laws([target, target], [token])[0]
 
 
-@STEP_ARGUMENTS
+@DETERMINISTIC_STEP_ARGUMENTS
 def deterministic_draft_step(target_probs, draft_tokens, rng) -> list[int]:
     """One verify step for a deterministic draft: accept xᵢ with probability pᵢ(xᵢ), else resample.
 

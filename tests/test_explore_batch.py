@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from specdec.explore.batch import BatchExplorer, TOKENS
+from specdec.explore.batch import BatchExplorer, TOKENS_PER_SEQUENCE
 from specdec.serving.batch import batch_run
 
 from .browser.explorer_moves import ExplorerCheck, Move
@@ -11,7 +11,7 @@ from .explorer_driving import assert_picture_is_a_full_render, slider_positions
 
 BROWSER_CHECK = ExplorerCheck("BatchExplorer", (
     Move("batch size b", "key:ArrowRight",
-         lambda values: [f"Passes for {TOKENS} tokens: mean"]),
+         lambda values: [f"Passes for {TOKENS_PER_SEQUENCE} tokens: mean"]),
 ))
 
 
@@ -25,7 +25,7 @@ def test_every_slider_shows_the_simulated_batch(explorer, name):
     for value in slider_positions(explorer.controls[name]):
         explorer.controls[name].value = value
         b, gamma, alpha, seed = (explorer.controls[n].value for n in ("batch", "gamma", "alpha", "seed"))
-        run = batch_run(alpha, gamma, b, TOKENS, np.random.default_rng(seed))
+        run = batch_run(alpha, gamma, b, TOKENS_PER_SEQUENCE, np.random.default_rng(seed))
         shown = explorer.shown
         assert np.array_equal(shown["run"].accepted, run.accepted)
         roles = shown["roles"]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from specdec.explore.drafters import LENGTH, MAX_PROMPT, DraftersExplorer
+from specdec.explore.drafters import RUN_LENGTH, MAX_PROMPT, DraftersExplorer
 
 from .browser.explorer_moves import ExplorerCheck, Move
 
@@ -23,7 +23,7 @@ def _prompt(shown: str) -> str:
 def _run_readout(values: dict) -> list[str]:
     """The τ and acceptance lines of the readout, recomputed with specdec from the control values shown.
 
-    The explorer's recipe: the committed target, the chosen drafter at the shown γ or tree, `LENGTH`
+    The explorer's recipe: the committed target, the chosen drafter at the shown γ or tree, `RUN_LENGTH`
     characters after the prompt, at the shown temperature, a generator seeded with the shown seed.
     """
     from specdec.neural import load_target, speculative_generate
@@ -34,7 +34,7 @@ def _run_readout(values: dict) -> list[str]:
                                                             "tree depth (Medusa)"))
     target = load_target()
     run = speculative_generate(target, build_drafter(name, target, gamma, width, depth),
-                               _prompt(values["prompt"])[:MAX_PROMPT] or " ", LENGTH, float(values["temperature"]),
+                               _prompt(values["prompt"])[:MAX_PROMPT] or " ", RUN_LENGTH, float(values["temperature"]),
                                np.random.default_rng(int(values["seed"])))
     rates = run.acceptance_by_position(depth if name == "Medusa" else gamma)
     return [f"τ = {run.tau:.2f} characters per target pass ({len(run.text)} characters in {run.target_passes} passes",

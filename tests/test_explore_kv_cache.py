@@ -2,7 +2,7 @@
 
 import pytest
 
-from specdec.explore.kv_cache import GAMMA_RANGE, KVCacheExplorer, cache_run, plain_text, slot_kinds
+from specdec.explore.kv_cache import KV_GAMMA_RANGE, KVCacheExplorer, cache_run, plain_text, slot_kinds
 
 from .browser.explorer_moves import ExplorerCheck, Move
 from .explorer_driving import assert_picture_is_a_full_render
@@ -19,7 +19,7 @@ def explorer():
 
 
 def test_every_step_shows_the_recorded_slots(explorer):
-    for gamma in range(GAMMA_RANGE[0], GAMMA_RANGE[1] + 1, 2):
+    for gamma in range(KV_GAMMA_RANGE[0], KV_GAMMA_RANGE[1] + 1, 2):
         explorer.controls["gamma"].value = gamma
         run = cache_run(gamma, "exact", 0.0, 0)
         for number in range(1, len(run.steps) + 1):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from specdec.goodness_of_fit import goodness_of_fit
-from specdec.serving.sampling_parameters import (RULES, bf16, output_law, processed_probabilities,
+from specdec.serving.sampling_parameters import (SAMPLING_RULES, bf16, output_law, processed_probabilities,
                                                  sample_tokens)
 
 RNG = np.random.default_rng(0)
@@ -51,4 +51,4 @@ def test_bad_parameters_are_refused():
         output_law(TARGET, DRAFT, "both")
     with pytest.raises(ValueError, match="same vocabulary"):
         output_law(TARGET, DRAFT[:3])
-    assert "exact" in RULES
+    assert "exact" in SAMPLING_RULES

@@ -7,7 +7,7 @@ from specdec.goodness_of_fit import goodness_of_fit
 from specdec.variants.lossy_acceptance import (
     MEDUSA_DELTA,
     MEDUSA_EPSILON,
-    RULES,
+    LOSSY_RULES,
     entropy,
     lossy_law,
     sample_lossy,
@@ -21,7 +21,7 @@ SPEC_ROW = ([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])
 SETTINGS = [dict(), dict(lenience=0.5), dict(epsilon=0.3, delta=0.9), dict(lenience=0.1, epsilon=0.02)]
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", LOSSY_RULES)
 @pytest.mark.parametrize("settings", SETTINGS)
 def test_each_law_matches_a_plain_implementation(rule, settings):
     rows = np.random.default_rng(len(rule))
@@ -62,7 +62,7 @@ def test_greedy_always_emits_the_top_token_and_typical_follows_medusa_threshold(
     assert typical_threshold([1.0, 0.0]) == pytest.approx(MEDUSA_EPSILON)
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", LOSSY_RULES)
 def test_sampled_tv_matches_the_exact_tv(rule):
     p, q = [0.45, 0.25, 0.15, 0.1, 0.05], [0.1, 0.3, 0.2, 0.2, 0.2]
     law = lossy_law(rule, p, q, lenience=0.5)
@@ -73,7 +73,7 @@ def test_sampled_tv_matches_the_exact_tv(rule):
     assert sampled_tv == pytest.approx(law.tv, abs=4 * fit.typical_tv + 1e-9)
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", LOSSY_RULES)
 def test_the_one_position_step_follows_the_law(rule):
     p, q = [0.45, 0.25, 0.15, 0.1, 0.05], [0.1, 0.3, 0.2, 0.2, 0.2]
     rng = np.random.default_rng(2)
@@ -100,7 +100,7 @@ def test_bad_arguments_are_refused_before_any_draw():
     assert rng.bit_generator.state == before
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", LOSSY_RULES)
 def test_the_step_makes_the_same_draws_as_a_plain_implementation_and_its_trace_agrees(rule):
     rows = np.random.default_rng(8)
     for case in range(200):

@@ -19,7 +19,7 @@ from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readou
 BATCH_RANGE = (1, 12)
 GAMMA_RANGE = (1, 8)
 #: Tokens each sequence generates.
-TOKENS = 32
+TOKENS_PER_SEQUENCE = 32
 STYLES = {"accepted": role_style("accepted"), "resampled": role_style("resampled"), "bonus": role_style("bonus"),
           "rejected": role_style("reject zone")}
 
@@ -42,8 +42,8 @@ class BatchFigure(Picture):
             self.pass_bars = self.pass_axes.barh(np.arange(b), np.zeros(b), height=0.7, **role_style("target"))
             self.slowest = self.pass_axes.axvline(np.nan, color=palette.HIGHLIGHT, linewidth=1.5, label="slowest")
             self.mean = self.pass_axes.axvline(np.nan, color=palette.NEUTRAL, linestyle="--", label="mean")
-            self.pass_axes.set(xlabel=f"verify passes for {TOKENS} tokens", ylabel="sequence",
-                               xlim=(0, TOKENS + 1), ylim=(b - 0.4, -0.6))
+            self.pass_axes.set(xlabel=f"verify passes for {TOKENS_PER_SEQUENCE} tokens", ylabel="sequence",
+                               xlim=(0, TOKENS_PER_SEQUENCE + 1), ylim=(b - 0.4, -0.6))
             self.pass_axes.legend(loc="lower right", fontsize="small")
         self.fast = FastRedraw(self.figure, changing=[*self.slots, *self.pass_bars, self.slowest, self.mean])
 
@@ -94,7 +94,7 @@ class BatchExplorer(Explorer):
 
     def compute(self):
         b, gamma, alpha = self.value("batch"), self.value("gamma"), self.value("alpha")
-        run = batch_run(alpha, gamma, b, TOKENS, np.random.default_rng(self.value("seed")))
+        run = batch_run(alpha, gamma, b, TOKENS_PER_SEQUENCE, np.random.default_rng(self.value("seed")))
         first = run.accepted[0]
         roles = pass_roles(first, gamma)
         self.picture.update(roles, run.passes_per_sequence, run.slowest_passes, run.mean_passes)
@@ -108,6 +108,6 @@ class BatchExplorer(Explorer):
             line("First pass: ", bold(f"{shown['first_tokens']} tokens"), f" from {shown['slots']} slots scored, "
                  f"{shown['rejected_slots']} rejected; accepted per sequence {run.accepted[0].tolist()}"),
             line("Tokens per pass on average: b · E[N] = ", bold(f"{shown['expected_per_pass']:.1f}")),
-            line(f"Passes for {TOKENS} tokens: mean ", bold(f"{run.mean_passes:.1f}"), ", slowest ",
+            line(f"Passes for {TOKENS_PER_SEQUENCE} tokens: mean ", bold(f"{run.mean_passes:.1f}"), ", slowest ",
                  bold(str(run.slowest_passes))),
         ])

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import palette
 from ..neural import load_target, speculative_generate
-from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH,
+from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, CHAIN_GAMMA, REPEATING_PROMPTS, TREE_DEPTH, TREE_WIDTH,
                               build_drafter, committed_measurements, cost_of, describe_drafter, held_out_prompts,
                               measure_drafter)
 from ..neural.costs import predicted_speedup
@@ -24,14 +24,14 @@ from .text import origin_html
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_style, slider, styled)
 
-LENGTH = 64  #: characters generated per run
+RUN_LENGTH = 64  #: characters generated per run
 #: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature (whose stops are
 #: the temperatures at which the frontier is committed).
 GAMMA_RANGE = (1, 8)
 WIDTH_RANGE = (1, 4)
 DEPTH_RANGE = (1, 3)
-TEMPERATURE_RANGE = (FRONTIER_TEMPERATURES[0], FRONTIER_TEMPERATURES[-1])
-TEMPERATURE_STEP = FRONTIER_TEMPERATURES[1] - FRONTIER_TEMPERATURES[0]
+FRONTIER_TEMPERATURE_RANGE = (FRONTIER_TEMPERATURES[0], FRONTIER_TEMPERATURES[-1])
+FRONTIER_TEMPERATURE_STEP = FRONTIER_TEMPERATURES[1] - FRONTIER_TEMPERATURES[0]
 FRONTIER_PROMPTS, FRONTIER_LENGTH = 3, 32  #: held-out prompts, and characters after each, measuring the frontier
 FRONTIER_XMAX = 2.6  #: the right end of the τ-against-cost axis, which holds every drafter at its default setting
 MAX_PROMPT = 64  #: the longest prompt accepted: the target's context is 128 characters and 64 are generated
@@ -117,7 +117,7 @@ _target = functools.cache(load_target)  # the target, loaded once
 def run_of(name: str, gamma: int, width: int, depth: int, prompt: str, temperature: float, seed: int):
     """The `speculative_generate` run of these settings, kept: a setting seen before is not run again."""
     target = _target()
-    return speculative_generate(target, build_drafter(name, target, gamma, width, depth), prompt, LENGTH,
+    return speculative_generate(target, build_drafter(name, target, gamma, width, depth), prompt, RUN_LENGTH,
                                 temperature, np.random.default_rng(seed))
 
 
@@ -159,9 +159,9 @@ class DraftersExplorer(Explorer):
     title = "How engines draft: six drafters, one target"
 
     @checked(drafter=OneOf(*DRAFTERS), gamma=Count(*GAMMA_RANGE), width=Count(*WIDTH_RANGE),
-             depth=Count(*DEPTH_RANGE), temperature=Between(*TEMPERATURE_RANGE), prompt=prompt_text,
+             depth=Count(*DEPTH_RANGE), temperature=Between(*FRONTIER_TEMPERATURE_RANGE), prompt=prompt_text,
              seed=Count(0, 10**9))
-    def __init__(self, drafter="EAGLE", gamma=GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
+    def __init__(self, drafter="EAGLE", gamma=CHAIN_GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
                  prompt=REPEATING_PROMPTS[0], seed=0):
         self.text_view = widgets.HTML()
         prompts = [*REPEATING_PROMPTS[:2], *held_out_prompts(3)]
@@ -171,8 +171,8 @@ class DraftersExplorer(Explorer):
             "gamma": slider("γ (chains)", gamma, GAMMA_RANGE, continuous_update=False),
             "width": slider("tree width (Medusa)", width, WIDTH_RANGE, continuous_update=False),
             "depth": slider("tree depth (Medusa)", depth, DEPTH_RANGE, continuous_update=False),
-            "temperature": slider("temperature", temperature, TEMPERATURE_RANGE, TEMPERATURE_STEP, readout_format=".2f",
-                                  continuous_update=False),
+            "temperature": slider("temperature", temperature, FRONTIER_TEMPERATURE_RANGE, FRONTIER_TEMPERATURE_STEP,
+                                  readout_format=".2f", continuous_update=False),
             "prompt": labelled(widgets.Combobox, "prompt", value=prompt, options=prompts, continuous_update=False,
                                ensure_option=False, layout=widgets.Layout(width="30em")),
             "seed": labelled(widgets.BoundedIntText, "seed", value=seed, min=0, max=10**9,

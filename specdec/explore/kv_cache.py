@@ -23,11 +23,11 @@ from .frame import (CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, 
 
 #: The prompt and the characters each run generates.
 PROMPT = "Return the "
-LENGTH = 16
+TEXT_LENGTH = 16
 WINDOW = 14  #: slots shown: the step's slots and a few before them
 COMPACT_WINDOW = 8  #: fewer, wider slots in presentation mode
 PICTURES_KEPT = 128  #: how many PNGs of states drawn the figure keeps: a state looks the same each time it is shown
-GAMMA_RANGE = (1, 6)
+KV_GAMMA_RANGE = (1, 6)
 RULE_MENU = [("crop and catch up (exact)", "exact"), ("target forgets to crop", "forgets_to_crop"),
              ("draft not caught up", "forgets_catch_up")]
 TEMPERATURES = {"greedy, T = 0": 0.0, "sampled, T = 1": 1.0}
@@ -49,13 +49,13 @@ def _models():
 def cache_run(gamma: int, rule: str, temperature: float, seed: int):
     """The recorded run for these settings (cached)."""
     target, draft = _models()
-    return generate_with_caches(target, draft, PROMPT, LENGTH, gamma, temperature, np.random.default_rng(seed),
+    return generate_with_caches(target, draft, PROMPT, TEXT_LENGTH, gamma, temperature, np.random.default_rng(seed),
                                 rule=rule)
 
 
 @functools.cache
 def plain_text() -> str:
-    return greedy_text(_models()[0], PROMPT, LENGTH)
+    return greedy_text(_models()[0], PROMPT, TEXT_LENGTH)
 
 
 def slot_kinds(step, rule: str, window: int = WINDOW):
@@ -153,14 +153,14 @@ class KVCacheExplorer(Explorer):
 
     title = "The KV caches at each verify step"
 
-    @checked(gamma=Count(*GAMMA_RANGE), rule=OneOf(*CACHE_RULES), temperature=OneOf(0.0, 1.0),
-             seed=Count(0, SEED_SLIDER_MAX), step=Count(1, LENGTH))
+    @checked(gamma=Count(*KV_GAMMA_RANGE), rule=OneOf(*CACHE_RULES), temperature=OneOf(0.0, 1.0),
+             seed=Count(0, SEED_SLIDER_MAX), step=Count(1, TEXT_LENGTH))
     def __init__(self, gamma=4, rule="exact", temperature=0.0, seed=0, step=1):
         controls = {
             "rule": labelled(widgets.Dropdown, "cache rule", value=rule, options=RULE_MENU),
             "temperature": labelled(widgets.Dropdown, "temperature", value=temperature, options=TEMPERATURES.items()),
-            "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
-            "step": slider("verify step", step, (1, LENGTH)),
+            "gamma": slider("draft length γ", gamma, KV_GAMMA_RANGE),
+            "step": slider("verify step", step, (1, TEXT_LENGTH)),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
             "next": widgets.Button(description="next step ▶"),
         }

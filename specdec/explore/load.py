@@ -17,14 +17,14 @@ from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, R
                     new_figure, panel_axes, slider, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
-TARGET, DRAFT = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+TARGET_MODEL, DRAFT_MODEL = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
 CONTEXTS = {f"short ({SHORT_CONTEXT:,} tokens)": SHORT_CONTEXT, f"long ({LONG_CONTEXT:,} tokens)": LONG_CONTEXT}
 GAMMA_RANGE = (1, 8)
 
 
 def curves_for(gamma: int, alpha: float, context: int):
     """The load curves of the lesson's setting."""
-    return load_curves(DEVICES, TARGET, DRAFT, gamma, alpha, context=context)
+    return load_curves(DEVICES, TARGET_MODEL, DRAFT_MODEL, gamma, alpha, context=context)
 
 
 class LoadFigure(Picture):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import palette
 from ..narrate import token_labels
 from ..validation import Between, OneOf, checked
-from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, RULES, lossy_law, typical_threshold
+from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, LOSSY_RULES, lossy_law, typical_threshold
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
 from .candidates import law_panel
 from .derivation import set_stack
@@ -127,7 +127,7 @@ class LossyExplorer(Explorer):
 
     title = "Lossy acceptance: more accepted, how far from p"
 
-    @checked(rule=OneOf(*RULES), alpha=Between(*LOSSY_ALPHA_RANGE), draft=OneOf(*LOSSY_DRAFTS),
+    @checked(rule=OneOf(*LOSSY_RULES), alpha=Between(*LOSSY_ALPHA_RANGE), draft=OneOf(*LOSSY_DRAFTS),
              lenience=Between(*LENIENCE_RANGE), epsilon=Between(*EPSILON_RANGE), delta=Between(*DELTA_RANGE))
     def __init__(self, rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.5, epsilon=MEDUSA_EPSILON,
                  delta=MEDUSA_DELTA):

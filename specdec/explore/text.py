@@ -27,7 +27,7 @@ from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readou
                     new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 #: Ranges of the sliders: the draft's n-gram order (small), the target's (larger), γ and the temperature.
-DRAFT_ORDER_RANGE, TARGET_ORDER_RANGE, GAMMA_RANGE, TEMPERATURE_RANGE = (1, 4), (4, 7), (1, 10), (0.2, 2.0)
+DRAFT_ORDER_RANGE, TARGET_ORDER_RANGE, TEXT_GAMMA_RANGE, TEMPERATURE_RANGE = (1, 4), (4, 7), (1, 10), (0.2, 2.0)
 DRAFT_ORDERS = tuple(range(DRAFT_ORDER_RANGE[0], DRAFT_ORDER_RANGE[1] + 1))
 CONTEXT_COUNT = 200  #: contexts of the corpus over which the α of each draft order is averaged (left panel)
 SEED_COUNT = 6  #: how many seeds the mean and range beside the single run are taken over
@@ -238,7 +238,7 @@ class TextExplorer(Explorer):
     title = "Speculative decoding on real text"
 
     @checked(corpus=OrNone(long_enough), draft_order=Count(*DRAFT_ORDER_RANGE), target_order=Count(*TARGET_ORDER_RANGE),
-             gamma=Count(*GAMMA_RANGE), temperature=Between(*TEMPERATURE_RANGE), seed=Count(),
+             gamma=Count(*TEXT_GAMMA_RANGE), temperature=Between(*TEMPERATURE_RANGE), seed=Count(),
              prompt=InstanceOf(str, "a str"), length=Count(1), c=Count(1, COST_SLIDER_MAX),
              seed_spread=InstanceOf((bool, np.bool_), "True or False"))
     def __init__(self, corpus=None, *, draft_order=3, target_order=5, gamma=4, temperature=1.0, seed=0, prompt="The ",
@@ -262,7 +262,7 @@ class TextExplorer(Explorer):
         controls = {
             "draft_order": slider("draft: n-gram order", draft_order, DRAFT_ORDER_RANGE, continuous_update=False),
             "target_order": slider("target: n-gram order", target_order, TARGET_ORDER_RANGE, continuous_update=False),
-            "gamma": slider("draft characters per step γ", gamma, GAMMA_RANGE, continuous_update=False),
+            "gamma": slider("draft characters per step γ", gamma, TEXT_GAMMA_RANGE, continuous_update=False),
             "temperature": slider("temperature (both models)", temperature, TEMPERATURE_RANGE, 0.1,
                                   readout_format=".1f", continuous_update=False),
             "seed": labelled(widgets.BoundedIntText, "random seed", value=seed, min=0, max=10**9,

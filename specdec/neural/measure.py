@@ -40,7 +40,7 @@ DRAFTERS = {
     "EAGLE": ("EAGLE", "one block drafting the target's next feature from (feature, next token)"),
     "prompt lookup": ("prompt lookup", "copy what followed the latest match of the last 1-3 characters"),
 }
-GAMMA = 4
+CHAIN_GAMMA = 4
 TREE_WIDTH, TREE_DEPTH = 2, 3
 #: The temperatures at which every drafter's (draft bytes per step, τ) is measured and committed: the
 #: stops of notebook 10's temperature slider.
@@ -54,7 +54,7 @@ REPEATING_PROMPTS = (
 )
 
 
-def build_drafter(name: str, target: Transformer, gamma: int = GAMMA, width: int = TREE_WIDTH,
+def build_drafter(name: str, target: Transformer, gamma: int = CHAIN_GAMMA, width: int = TREE_WIDTH,
                   depth: int = TREE_DEPTH):
     """One of `DRAFTERS`, for `target`."""
     if name == "draft model":
@@ -81,7 +81,7 @@ def describe_drafter(name: str, width: int = TREE_WIDTH, depth: int = TREE_DEPTH
     return DRAFTERS[name][1].format(width=width, depth=depth, plural="s" * (depth > 1))
 
 
-def cost_of(name: str, target: Transformer, gamma: int = GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH):
+def cost_of(name: str, target: Transformer, gamma: int = CHAIN_GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH):
     """`draft_cost` of the named drafter."""
     kind = DRAFTERS[name][0]
     draft = load_draft(distilled=name == "distilled draft") if kind == "draft model" else None
@@ -101,7 +101,7 @@ def held_out_prompts(count: int, length: int = 32) -> list[str]:
 
 
 def measure_drafter(target: Transformer, name: str, prompts, length: int, temperature: float, seeds=(0,),
-                    gamma: int = GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH, rule="exact") -> dict:
+                    gamma: int = CHAIN_GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH, rule="exact") -> dict:
     """Pooled over every prompt and seed: τ, acceptance by position, drafted tokens and passes per step."""
     drafter = build_drafter(name, target, gamma, width, depth)
     positions = depth if name == "Medusa" else gamma

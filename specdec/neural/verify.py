@@ -43,7 +43,7 @@ from ..core import normalised_for_choice, unchecked_residual
 from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, typical_threshold
 
 #: The rules `verify_token_tree` knows: the exact rule, and Medusa's typical acceptance (lossy).
-RULES = ("exact", "typical")
+TREE_RULES = ("exact", "typical")
 
 
 @dataclass
@@ -97,8 +97,8 @@ def verify_token_tree(parents, tokens, draft_rows, target_rows, rng, rule="exact
     -------
     TreeOutcome
     """
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    if rule not in TREE_RULES:
+        raise ValueError(f"rule must be one of {TREE_RULES}, got {rule!r}")
     children = tree_children(parents)
     draft = np.asarray(draft_rows, dtype=np.float64)
     target = np.asarray(target_rows, dtype=np.float64)

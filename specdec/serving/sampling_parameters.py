@@ -8,7 +8,7 @@ p̃ = top-p(top-k(softmax(z_p / T))), renormalised. Speculative decoding keeps t
    from*: whatever the draft did to its own row, in the precision it sampled with.
 
 The draft may sample from its raw row, or from its row shaped like the target's (usually accepted
-more often): both are exact as long as rule 2 holds. The broken variants (`RULES`):
+more often): both are exact as long as rule 2 holds. The broken variants (`SAMPLING_RULES`):
 
 * ``"target_only"``: the processors shape the target's row and the draft's sampling, but the
   draft probabilities handed to the verifier are its unprocessed row (one side of the verify sees
@@ -37,7 +37,7 @@ import numpy as np
 from ..validation import Constraint, Count, Generator, OneOf, Probability, checked
 
 #: The ways of applying the sampling parameters in a verify step.
-RULES = ("exact", "raw_draft", "target_only", "low_precision_draft")
+SAMPLING_RULES = ("exact", "raw_draft", "target_only", "low_precision_draft")
 #: The most samples `sample_tokens` draws at once.
 MAX_PARAMETER_SAMPLES = 10_000_000
 
@@ -125,7 +125,7 @@ def _rows(z_p, z_q, rule, temperature, top_k, top_p):
     return target, _processed(bf16(z_q), temperature, top_k, top_p), shaped
 
 
-RULE_ARGUMENTS = dict(target_logits=LogitRow(), draft_logits=LogitRow(like="target_logits"), rule=OneOf(*RULES),
+RULE_ARGUMENTS = dict(target_logits=LogitRow(), draft_logits=LogitRow(like="target_logits"), rule=OneOf(*SAMPLING_RULES),
                       **PARAMETERS)
 
 

@@ -48,7 +48,7 @@ from ..validation import Constraint, Count, Distribution, Generator, OneOf, Posi
 from .multi_candidate import draw_categorical
 
 #: The rules, in the order the notebook shows them.
-RULES = ("exact", "typical", "lenient", "greedy")
+LOSSY_RULES = ("exact", "typical", "lenient", "greedy")
 
 #: Medusa's default hard threshold ε (``posterior_threshold``) and entropy factor δ (``posterior_alpha``).
 MEDUSA_EPSILON = 0.09
@@ -69,7 +69,7 @@ class ProposedToken(Constraint):
 
 
 #: What every rule here is given: the rule, p and q, Medusa's ε and δ, and λ.
-RULE_SETTINGS = dict(rule=OneOf(*RULES), target=Distribution(), draft=Distribution(like="target"),
+RULE_SETTINGS = dict(rule=OneOf(*LOSSY_RULES), target=Distribution(), draft=Distribution(like="target"),
                      epsilon=PositiveFraction(), delta=PositiveFraction(), lenience=PositiveFraction())
 
 
