@@ -462,10 +462,10 @@ vLLM reports mean acceptance length 3.36 with num_speculative_tokens = 4. What i
     than α because every draft token after a rejection counts as not accepted.
 
 speculation_under_load · concept · a
-In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, speculation makes one
-    request faster up to b = 256. Why can the best throughput still be higher without it?
+In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, γ = 1 and α = 0.65,
+    speculation makes one request faster up to b = 493. Why can the best throughput still be higher without it?
 (a) The draft's weights and KV caches take memory, so plain decoding fits a larger batch :: Plain decoding fits b =
-    512 and makes about 20,800 tokens/s there; with the draft the largest batch that fits is 256, at about 15,300
+    532 and makes about 21,100 tokens/s there; with the draft the largest batch that fits is 477, at about 20,300
     tokens/s.
 (b) Speculation changes the output law at large batch :: It does not: each sequence of a batch is verified by the
     exact rule, whatever b is.

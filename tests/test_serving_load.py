@@ -26,3 +26,25 @@ def test_speculation_stops_paying_at_large_batch_in_a_short_context_only():
     # For the best throughput in a short context, plain decoding's largest batch wins.
     assert short.best_plain_throughput > short.best_speculative_throughput
     assert long.best_speculative_throughput > long.best_plain_throughput
+
+
+def test_which_ends_the_throughput_gain_first_the_compute_bound_turn_or_the_memory_limit_depends_on_gamma():
+    """Notebook 11's two cases: at γ = 4 the verify pass turns compute-bound before the draft's memory binds; at
+    γ = 1, α = 0.65 one request is still faster at the largest batch the draft leaves room for, and plain decoding
+    wins the best throughput only because it fits a larger batch (the quiz speculation_under_load)."""
+    def largest_fitting(fits, curves):
+        return int(curves.batches[fits].max())
+
+    four = load_curves(DEVICES, *PAIR, 4, 0.8, context=SHORT_CONTEXT)
+    assert four.latency_crossover < largest_fitting(four.fits_speculative, four)
+    one = load_curves(DEVICES, *PAIR, 1, 0.65, context=SHORT_CONTEXT)
+    assert one.latency_crossover > largest_fitting(one.fits_speculative, one)
+    assert largest_fitting(one.fits_plain, one) > largest_fitting(one.fits_speculative, one)
+    assert one.best_plain_throughput > one.best_speculative_throughput
+
+
+def test_the_curves_cover_every_batch_size_so_the_crossover_is_exact():
+    curves = load_curves(DEVICES, *PAIR, 4, 0.8, context=SHORT_CONTEXT)
+    assert curves.batches.tolist() == list(range(1, 1025))
+    crossover = curves.latency_crossover
+    assert curves.latency_speedup[crossover - 2] > 1 >= curves.latency_speedup[crossover - 1]

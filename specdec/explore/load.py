@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
-from ..serving.load import LONG_CONTEXT, SHORT_CONTEXT, load_curves
+from ..serving.load import LOAD_BATCHES, LONG_CONTEXT, SHORT_CONTEXT, load_curves
 from ..validation import Count, OneOf, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, slider, styled)
@@ -35,13 +35,13 @@ class LoadFigure(Picture):
         with styled():
             self.figure = new_figure(9.6, 3.8, compact_size=COMPACT_FIGURE_INCHES)
             self.throughput_axes, self.latency_axes = panels = panel_axes(self.figure, 2)
-            batches = np.array([2 ** k for k in range(11)])
-            self.lines = {}
+            self.lines, batches, marked = {}, np.array(LOAD_BATCHES), [2 ** k - 1 for k in range(11)]  # b = 1, 2, 4, …
             for axes, kind in zip(panels, ("tokens", "seconds")):
                 (self.lines[kind, "plain"],) = axes.plot(batches, np.ones(batches.size), color=palette.HIGHLIGHT,
-                                                         marker="o", label="plain decoding")
+                                                         marker="o", markevery=marked, label="plain decoding")
                 (self.lines[kind, "speculative"],) = axes.plot(batches, np.ones(batches.size), color=palette.NEUTRAL,
-                                                               marker="s", linestyle="--", label="speculative")
+                                                               marker="s", markevery=marked, linestyle="--",
+                                                               label="speculative")
                 axes.set_xscale("log", base=2)
                 axes.set(yscale="log", xlim=(0.7, 1500), xlabel="batch size b")
             self.throughput_axes.set(ylabel="tokens/s" if short else "tokens/s, whole batch", ylim=(10, 1e5))
@@ -76,7 +76,7 @@ class LoadExplorer(Explorer):
     --------
     >>> explorer = LoadExplorer()
     >>> explorer.shown["curves"].latency_crossover
-    512
+    303
     """
 
     title = "Speculation under load"

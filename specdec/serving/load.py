@@ -13,17 +13,19 @@ and speculation stops paying. *In this model* every sequence of the batch moves 
 given b the two goals have the same ratio, and one crossover batch size. They part where memory
 enters: the draft's weights and its KV caches take room from the batch, so the best throughput an
 engine can reach, at the largest batch that fits, can be better without speculation even where
-one request is still faster with it. A long context makes each pass read more KV cache, stays
-memory-bound longer and moves the crossover to larger batches (MagicDec, Chen et al. 2024,
-https://arxiv.org/abs/2408.11049).
+one request is still faster with it; at the lesson's settings the turn to compute-bound comes
+first. A long context makes each pass read more KV cache, stays memory-bound longer and moves the
+crossover to larger batches (MagicDec, Chen et al. 2024, https://arxiv.org/abs/2408.11049). Every
+batch size from 1 to 1,024 is evaluated, so the crossovers and the largest batches that fit are
+exact within the model.
 
 What engines expose for it (their documentation as it stands):
 
 * vLLM: ``num_speculative_tokens`` (γ) in ``--speculative-config``
-  (https://docs.vllm.ai/en/stable/features/speculative_decoding/); its config also has
-  ``disable_by_batch_size``: speculation is switched off for new requests once that many are
-  enqueued (https://docs.vllm.ai/en/stable/api/vllm/config/speculative/); its guide also has a page
-  on dynamic speculative decoding;
+  (https://docs.vllm.ai/en/latest/features/speculative_decoding/), and, for dynamic speculative
+  decoding, ``num_speculative_tokens_per_batch_size``: a γ per range of batch sizes, where γ = 0
+  switches speculation off. The older ``disable_by_batch_size`` worked only in the V0 engine and
+  was removed (https://github.com/vllm-project/vllm/pull/35060);
 * SGLang: ``--speculative-num-steps``, ``--speculative-eagle-topk``,
   ``--speculative-num-draft-tokens`` (https://docs.sglang.io/advanced_features/speculative_decoding.html),
   and ``--cuda-graph-max-bs``, the largest batch its captured graphs cover.
@@ -47,8 +49,8 @@ from ..validation import MAX_GAMMA, Count, Probability, checked
 #: The short and the long context the lesson compares (tokens of KV cache per sequence).
 SHORT_CONTEXT = 1024
 LONG_CONTEXT = 32768
-#: Batch sizes of the load curves: 1, 2, 4, … 1024.
-LOAD_BATCHES = BATCH_SIZES
+#: Batch sizes of the load curves: every b from 1 to 1,024 (the lessons mark 1, 2, 4, … on them).
+LOAD_BATCHES = tuple(range(1, BATCH_SIZES[-1] + 1))
 
 
 @dataclass(frozen=True)
