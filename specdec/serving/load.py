@@ -27,7 +27,7 @@ What engines expose for it (their documentation as it stands):
   switches speculation off. The older ``disable_by_batch_size`` worked only in the V0 engine and
   was removed (https://github.com/vllm-project/vllm/pull/35060);
 * SGLang: ``--speculative-num-steps``, ``--speculative-eagle-topk``,
-  ``--speculative-num-draft-tokens`` (https://docs.sglang.io/advanced_features/speculative_decoding.html),
+  ``--speculative-num-draft-tokens`` (https://docs.sglang.io/docs/advanced_features/speculative_decoding),
   and ``--cuda-graph-max-bs``, the largest batch its captured graphs cover.
 
 >>> from specdec.hardware import ACCELERATORS, MODELS
