@@ -282,7 +282,7 @@ class DraftContext(Constraint):
 
 
 class BatchSizes(Constraint):
-    """A sequence of 1 … 1,000 batch sizes, each in 1 … MAX_BATCH, as a list of ints."""
+    """A sequence of 1 … 4,096 batch sizes, each in 1 … MAX_BATCH, as a list of ints."""
 
     def __call__(self, value, name, arguments):
         return _batches(value)
@@ -503,6 +503,20 @@ def pass_times(accelerator, target, draft, gamma, batch=1, context=DEFAULT_CONTE
     (2.71, 0.92, False)
     """
     return _pass_times(accelerator, target, draft, gamma, batch, context, draft_context)
+
+
+@checked(ModelPair(), accelerator=AcceleratorSpec(), gamma=GAMMA, batches=BatchSizes(), context=CONTEXT,
+         draft_context=DraftContext())
+def pass_times_for_batches(accelerator, target, draft, gamma, batches, context=DEFAULT_CONTEXT,
+                           draft_context=None) -> list[PassTimes]:
+    """`pass_times` at each of `batches`, the arguments checked once: a curve over a thousand batch sizes.
+
+    >>> rows = pass_times_for_batches(ACCELERATORS["H100 SXM"], MODELS["Llama 3.1 70B"], MODELS["Llama 3.1 8B"], 4,
+    ...                               [1, 256])
+    >>> rows[1] == pass_times(ACCELERATORS["H100 SXM"], MODELS["Llama 3.1 70B"], MODELS["Llama 3.1 8B"], 4, batch=256)
+    True
+    """
+    return [_pass_times(accelerator, target, draft, gamma, batch, context, draft_context) for batch in batches]
 
 
 def _pass_times(accelerator, target_shape, draft_shape, gamma, batch, context, draft_context) -> PassTimes:
@@ -940,8 +954,8 @@ def _draft_context(value, context: int) -> int:
 
 
 def _batches(batches) -> list[int]:
-    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= 1_000:
-        raise TypeError(f"batches must be a sequence of 1 … 1,000 batch sizes, got {batches!r}")
+    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= 4_096:
+        raise TypeError(f"batches must be a sequence of 1 … 4,096 batch sizes, got {batches!r}")
     return [Count(1, MAX_BATCH)(b, "each of batches") for b in batches]
 
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import expected_tokens
-from ..hardware import BATCH_SIZES, DEFAULT_CONTEXT, pass_times
+from ..hardware import BATCH_SIZES, DEFAULT_CONTEXT, pass_times_for_batches
 from ..validation import MAX_GAMMA, Count, Probability, checked
 
 #: The short and the long context the lesson compares (tokens of KV cache per sequence).
@@ -113,7 +113,7 @@ def load_curves(accelerator, target, draft, gamma, alpha, context=DEFAULT_CONTEX
     context : int
         Tokens of KV cache per sequence.
     batches : sequence of int
-        Batch sizes (each checked by `pass_times`).
+        Batch sizes (checked by `pass_times_for_batches`).
 
     Examples
     --------
@@ -123,7 +123,7 @@ def load_curves(accelerator, target, draft, gamma, alpha, context=DEFAULT_CONTEX
     True
     """
     tokens = expected_tokens.__wrapped__(alpha, gamma)
-    rows = [pass_times(accelerator, target, draft, gamma, batch=int(b), context=context) for b in batches]
+    rows = pass_times_for_batches(accelerator, target, draft, gamma, batches, context=context)
     b = np.array([int(x) for x in batches])
     target_decode = np.array([r.target_decode for r in rows])
     step = np.array([r.step_time for r in rows])
