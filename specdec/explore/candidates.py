@@ -19,7 +19,7 @@ from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import set_stack, target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_style, slider, styled)
 
 CANDIDATE_TARGET = geometric_target(6, 0.55)  #: the target row: six tokens, p(x) ∝ 0.55^x
@@ -128,13 +128,12 @@ class CandidatesExplorer(Explorer):
         controls = {
             "k": slider("candidates k", k, (1, CANDIDATES_SLIDER_MAX)),
             "alpha": slider("α of one candidate", alpha, CANDIDATE_ALPHA_RANGE, 0.05, readout_format=".2f"),
-            "rule": labelled(widgets.Dropdown, "rule", value=rule, layout=widgets.Layout(width="30em"),
+            "rule": labelled(widgets.Dropdown, "rule", label_above=True, value=rule, layout=widgets.Layout(width="30em"),
                              options=[(label, name) for name, label in CANDIDATE_RULES.items()]),
             "n": labelled(widgets.SelectionSlider, "sampled steps n", value=n,
                           options=[(f"{size:,}", size) for size in SAMPLE_SIZES]),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
         }
-        controls["rule"].add_class(CSS["label_above"])  # the rules' names are long: the menu shows them whole
         self.curves = {}  # (α, rule) -> acceptance for every k: the enumeration is not free
         self.widest_k = k
         super().__init__(controls, [["k", "alpha"], ["rule"], ["n", "seed"]],

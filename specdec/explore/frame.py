@@ -449,9 +449,14 @@ def slider(description: str, value, limits: tuple, step=None, **traits):
     return labelled(kind, description, value=value, min=limits[0], max=limits[1], step=step, **traits)
 
 
-def labelled(kind, description: str, **traits):
-    """A control of class `kind` (``widgets.Dropdown`` ...) labelled `description` in full (`LABEL_STYLE`)."""
-    return kind(description=description, style=LABEL_STYLE, **traits)
+def labelled(kind, description: str, label_above=False, **traits):
+    """A control of class `kind` (``widgets.Dropdown`` ...) labelled `description` in full (`LABEL_STYLE`); with
+    `label_above` (True, or "compact": in presentation mode only) the label sits above it and a menu shows long
+    options whole."""
+    control = kind(description=description, style=LABEL_STYLE, **traits)
+    if label_above is True or (label_above == "compact" and compact()):
+        control.add_class(CSS["label_above"])
+    return control
 
 
 class Explorer(widgets.VBox):

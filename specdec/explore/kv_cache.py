@@ -18,7 +18,7 @@ from .. import palette
 from ..validation import SEED_SLIDER_MAX, Count, OneOf, checked
 from ..neural import greedy_text, load_draft, load_target
 from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
-from .frame import (CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure, role_patch,
+from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure, role_patch,
                     role_style, slider, styled)
 
 #: The prompt and the characters each run generates.
@@ -157,15 +157,13 @@ class KVCacheExplorer(Explorer):
              seed=Count(0, SEED_SLIDER_MAX), step=Count(1, TEXT_LENGTH))
     def __init__(self, gamma=4, rule="exact", temperature=0.0, seed=0, step=1):
         controls = {
-            "rule": labelled(widgets.Dropdown, "cache rule", value=rule, options=RULE_MENU),
+            "rule": labelled(widgets.Dropdown, "cache rule", label_above="compact", value=rule, options=RULE_MENU),
             "temperature": labelled(widgets.Dropdown, "temperature", value=temperature, options=TEMPERATURES.items()),
             "gamma": slider("draft length γ", gamma, KV_GAMMA_RANGE),
             "step": slider("verify step", step, (1, TEXT_LENGTH)),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX)),
             "next": widgets.Button(description="next step ▶"),
         }
-        if compact():  # the side column is narrow: under its label the menu shows the rules' names whole
-            controls["rule"].add_class(CSS["label_above"])
         super().__init__(controls, [["rule", "temperature"], ["gamma", "step"], ["seed", "next"]], KVCacheFigure())
         self.on_click("next", self.next_step)
 

@@ -13,7 +13,7 @@ from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
 from ..serving.load import LOAD_BATCHES, LONG_CONTEXT, SHORT_CONTEXT, load_curves
 from ..validation import Count, OneOf, Probability, checked
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, slider, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
@@ -83,11 +83,10 @@ class LoadExplorer(Explorer):
 
     @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*GAMMA_RANGE), alpha=Probability())
     def __init__(self, context=SHORT_CONTEXT, gamma=4, alpha=0.8):
-        controls = {"context": labelled(widgets.Dropdown, "context", options=list(CONTEXTS.items()), value=context),
+        controls = {"context": labelled(widgets.Dropdown, "context", label_above="compact",
+                                        options=list(CONTEXTS.items()), value=context),
                     "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
                     "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.05)}
-        if compact():  # the side column is narrow: under its label the menu shows the contexts whole
-            controls["context"].add_class(CSS["label_above"])
         super().__init__(controls, [["context"], ["gamma", "alpha"]], LoadFigure())
 
     def compute(self):

@@ -17,7 +17,7 @@ from ..variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, LOSSY_RULE
 from ..variants.pairs import confident_draft, draft_with_acceptance, geometric_target
 from .candidates import law_panel
 from .derivation import set_stack
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, slider, styled)
 
 #: The target row: eight tokens, p(x) ∝ 0.6^x.
@@ -132,19 +132,15 @@ class LossyExplorer(Explorer):
     def __init__(self, rule="typical", alpha=0.6, draft="over-trusts B", lenience=0.5, epsilon=MEDUSA_EPSILON,
                  delta=MEDUSA_DELTA):
         controls = {
-            "rule": labelled(widgets.Dropdown, "rule", value=rule, layout=widgets.Layout(width="24em"),
+            "rule": labelled(widgets.Dropdown, "rule", label_above=True, value=rule, layout=widgets.Layout(width="24em"),
                              options=[(label, name) for name, label in LOSSY_RULE_LABELS.items()]),
             "alpha": slider("exact α", alpha, LOSSY_ALPHA_RANGE, 0.05, readout_format=".2f"),
-            "draft": labelled(widgets.Dropdown, "draft", options=list(LOSSY_DRAFTS), value=draft,
+            "draft": labelled(widgets.Dropdown, "draft", label_above="compact", options=list(LOSSY_DRAFTS), value=draft,
                               layout=widgets.Layout(width="24em")),
             "lenience": slider("lenient λ", lenience, LENIENCE_RANGE, 0.05, readout_format=".2f"),
             "epsilon": slider("typical ε", epsilon, EPSILON_RANGE, 0.01, readout_format=".2f"),
             "delta": slider("typical δ", delta, DELTA_RANGE, 0.05, readout_format=".2f"),
         }
-        # The rules' names are long: the label goes above the menu, so that the menu shows them whole.
-        controls["rule"].add_class(CSS["label_above"])
-        if compact():  # the side column is narrow: under its label the menu shows the drafts whole
-            controls["draft"].add_class(CSS["label_above"])
         super().__init__(controls, [["rule", "alpha"], ["draft", "lenience"], ["epsilon", "delta"]],
                          LossyFigure(token_labels(LOSSY_TARGET.size), len(LENIENCE_SWEEP)),
                          # compact: the rule, the draft and λ above the key lines (inside a 480 px window)

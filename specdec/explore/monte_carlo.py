@@ -18,7 +18,7 @@ from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
 from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, slider, styled)
 
 MAX_SHOWN_VOCAB = 26  #: the most tokens the token panel shows
@@ -179,14 +179,14 @@ class MonteCarloExplorer(Explorer):
         self.count_law = np.concatenate(([0.0], token_count_law(self.target, self.draft)))
         self.reach = reach_probabilities(self.target, self.draft)
         controls = {
-            "rule": labelled(widgets.Dropdown, "verify rule", value=rule, layout=widgets.Layout(width="30em"),
+            "rule": labelled(widgets.Dropdown, "verify rule", label_above=True, value=rule,
+                             layout=widgets.Layout(width="30em"),
                              options=[(label, name) for name, label in RULE_LABELS.items()]),
             "n": labelled(widgets.FloatLogSlider, "steps n", value=n, base=10, min=2, max=6, step=0.25,
                           readout_format=",.0f", continuous_update=False, layout=widgets.Layout(width="26em")),
             "position": slider("output position i", self.worst_position(rule, seed, n, 0), (0, self.gamma)),
             "seed": slider("seed", seed, (0, SEED_SLIDER_MAX), continuous_update=False),
         }
-        controls["rule"].add_class(CSS["label_above"])  # the rules' names are long: the menu shows them whole
         super().__init__(controls, [["rule"], ["n", "position", "seed"]],
                          MonteCarloFigure(token_labels(self.target.shape[1]), self.gamma))
         self.on_change("rule", self.on_rule)

@@ -16,7 +16,7 @@ from matplotlib.ticker import NullLocator
 from .. import hardware, palette
 from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, role_patch, role_style, slider, styled)
 
 #: Vertical extent of each row of the timeline (bottom, top).
@@ -262,7 +262,7 @@ class TimelineExplorer(Explorer):
                                     value=accelerator),
             # The pair's names are long: its label goes above the menu, so that the menu shows them whole.
             "pair": labelled(widgets.Dropdown, "models: target / draft", value=pair,
-                             options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS]).add_class(CSS["label_above"]),
+                             options=[(f"{t} / {d}", (t, d)) for t, d in hardware.PAIRS], label_above=True),
             "gamma": slider("draft length γ", gamma, (0, TIMELINE_GAMMA_SLIDER_MAX)),
             "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.01, readout_format=".2f"),
             "batch": labelled(widgets.SelectionSlider, "batch size b", options=list(hardware.BATCH_SIZES), value=batch),

@@ -28,7 +28,7 @@ from ..core import acceptance_rates, expected_tokens_for_rates
 from ..narrate import draw_total, frame_at, narrate_trace, seeded_step, subscript, token_labels
 from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
                           Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, CSS, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
+from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, nice_top, role_patch, role_style, slider, styled)
 
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
@@ -434,7 +434,7 @@ class VerifyStepExplorer(Explorer):
         self.choosing_rows = False  # a rows choice is moving the sliders: it makes the step itself
         self.timer, self.call_later = None, call_later  # call_later schedules a tick (tests drive a clock of their own)
         self.controls = controls = {
-            "rows": labelled(widgets.Dropdown, "rows and draft tokens", value=rows,
+            "rows": labelled(widgets.Dropdown, "rows and draft tokens", label_above=True, value=rows,
                              options=[(label, key) for key, (label, _, _) in ROW_SOURCES.items()],
                              layout=widgets.Layout(width="32em")),
             "gamma": slider("draft tokens γ", gamma, (0, GAMMA_SLIDER_MAX)),
@@ -447,7 +447,6 @@ class VerifyStepExplorer(Explorer):
             "play": widgets.Button(description=PLAY, tooltip="reveal the draws one by one"),
             "draws": slider("draws shown", 0, (0, 1), layout=widgets.Layout(width="18em")),
         }
-        controls["rows"].add_class(CSS["label_above"])  # the rows' names are long: the menu shows them whole
         self.rows_changed()
         self.show(draws)
         super().__init__(controls, [["rows", "seed"], ["gamma", "vocab", "closeness"],
