@@ -314,8 +314,8 @@ ngram_clock · concept · b
 In notebook 07 the 3-gram draft passes about half of its characters (α ≈ 0.55) and a target call yields about two
     characters, yet speculative generation with n-gram models is slower by the clock. Why?
 (a) The rule is implemented wrongly there. :: It is the same core code as everywhere; the output law is right.
-(b) A target look-up costs about as much as a draft look-up (c near 1), and the γ + 1 contexts are looked up one
-    after another, not in one pass. :: The speedup rests on a cheap draft and on scoring γ + 1 positions for the
+(b) A target look-up costs only a few draft look-ups (c of a few, not tens), and the γ + 1 contexts are looked up
+    one after another, not in one pass. :: The speedup rests on a cheap draft and on scoring γ + 1 positions for the
     price of one; neither holds for counting models.
 (c) Because characters are shorter than subword tokens. :: Token size does not decide the clock; the cost ratio c
     does.

@@ -46,7 +46,7 @@ GLOSSARY = {
     "chi-square test": "Pearson's goodness-of-fit test: it compares observed counts with the counts a "
                        "law predicts, and gives a p-value.",
     "p-value": "The probability, if the law being tested is right, of a deviation at least as large as "
-               "the one observed. A tiny p-value says the law is wrong.",
+               "the one observed. A tiny p-value says the data would be very unlikely if the law were right.",
     "n-gram model": "A model that predicts the next symbol from the n − 1 symbols before it, by counting "
                     "how often each symbol followed them in a text.",
 }
