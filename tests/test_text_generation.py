@@ -242,3 +242,44 @@ def test_bad_arguments_are_refused_before_any_draw(rhyme_pair, call, error, word
     with pytest.raises(error, match=words):
         call(target, draft, rng)
     assert rng.bit_generator.state == state
+
+
+class RowsOf:
+    """A model whose rows come from `row(context, good_row)`: a way to hand the rule a bad row."""
+
+    def __init__(self, model, row):
+        self.model, self.row, self.vocab = model, row, model.vocab
+
+    def next_distribution(self, context):
+        return self.row(context, self.model.next_distribution(context))
+
+
+def with_nan(context, good):
+    bad = good.copy()
+    bad[1] = np.nan
+    return bad
+
+
+@pytest.mark.parametrize("which, row, error, words", [
+    ("draft", with_nan, ValueError, r"draft\.next_distribution\(context\) contains NaN"),
+    ("draft", lambda context, good: np.append(good, 0.0), ValueError, r"draft\.next_distribution\(context\) must give one "
+                                                          r"probability per symbol of draft\.vocab"),
+    ("target", lambda context, good: good * 2, ValueError, r"target\.next_distribution over 3 contexts must sum to 1"),
+    ("target", lambda context, good: "abc", TypeError, r"target\.next_distribution over 3 contexts"),
+])
+def test_a_model_row_that_is_not_a_distribution_is_named_before_the_rule_uses_it(rhyme_pair, which, row, error, words):
+    target, draft = rhyme_pair
+    models = {"target": target, "draft": draft}
+    models[which] = RowsOf(models[which], row)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(error, match=words):
+        speculative_generate(models["target"], models["draft"], "the ", 10, 2, rng)
+    if which == "draft":  # the first draft row is checked before the first draw
+        assert rng.bit_generator.state == state
+
+
+def test_plain_generation_checks_the_model_rows_too(rhyme_pair):
+    target, _ = rhyme_pair
+    with pytest.raises(ValueError, match=r"model\.next_distribution\(context\) contains NaN"):
+        generate(RowsOf(target, with_nan), "the ", 5, np.random.default_rng(0))

@@ -164,6 +164,19 @@ def test_the_memo_gives_the_same_numbers_as_a_fresh_model(monkeypatch):
     assert len(remembering._memo) <= 3
 
 
+@pytest.mark.parametrize("order", range(1, MAX_ORDER + 1))
+def test_remembered_short_context_sums_change_no_bit(monkeypatch, order):
+    contexts = ["", "t", "th", "the c", "on the ", "xq the r", "sat\u00e9", "zz", "the cat sa", "rat, and"]
+    remembering = NGramModel(order=order).fit(RHYME)
+    warm = [remembering.next_distribution(context) for context in contexts * 2]  # the second pass reuses the sums
+    monkeypatch.setattr(ngram_module, "SHARED_CONTEXT_LENGTH", 0)  # every level folded for each context
+    folding = NGramModel(order=order).fit(RHYME)
+    for context, first, second in zip(contexts, warm, warm[len(contexts):]):
+        plain = folding.next_distribution(context)
+        np.testing.assert_array_equal(first, plain)
+        np.testing.assert_array_equal(second, plain)
+
+
 @pytest.mark.parametrize("temperature", [0.3, 0.5, 2.0, 5.0])
 def test_temperature_is_softmax_of_log_probabilities(temperature):
     base = NGramModel(order=3).fit(RHYME)

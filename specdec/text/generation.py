@@ -18,6 +18,10 @@ says how many characters were cut.
 What is simplified: a real engine keeps the models' caches between steps and rolls them back after
 a rejection; an n-gram model has no cache, so each context is simply looked up again.
 
+The models' rows are checked once, as they arrive (`model_rows`): a model can be any object with
+``next_distribution``, so a row that is not a probability vector is reported with the model's name,
+and the rule's own functions (`specdec.core`) then run on the checked rows without checking again.
+
 >>> import numpy as np
 >>> from specdec.text import NGramModel
 >>> text = "the cat sat on the mat and the rat sat on the cat"
@@ -36,9 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import sample_draft, trace_step
-from ..validation import MAX_GAMMA, Constraint, CostRatio, Count, Generator, InstanceOf, Probability, checked
-from ..theory import acceptance_rates
+from ..core import acceptance_rates, sample_draft, trace_step
+from ..validation import (MAX_GAMMA, Constraint, CostRatio, Count, DistributionRows, Generator, InstanceOf, Probability,
+                          checked)
 
 #: One letter per origin, for printing a generation as two aligned lines of plain text.
 ORIGIN_LETTERS = {"accepted": "a", "resampled": "R", "bonus": "B", "target": "t"}
@@ -247,6 +251,27 @@ class Generation:
         return len(self.text) / cost
 
 
+#: What the rows a model gives for a step must be: probability vectors, one per context.
+MODEL_ROWS = DistributionRows()
+
+
+def model_rows(model, contexts: list[str], name: str) -> np.ndarray:
+    """``model.next_distribution(context)`` for each of `contexts`, stacked into a (len(contexts), V) float array
+    and checked once: every row a probability vector over the `name` model's vocabulary.
+
+    >>> from specdec.text import NGramModel
+    >>> model_rows(NGramModel(order=2).fit("abab"), ["a", "ab"], "target").shape
+    (2, 3)
+    """
+    what = (f"{name}.next_distribution(context)" if len(contexts) == 1
+            else f"{name}.next_distribution over {len(contexts)} contexts")
+    rows = MODEL_ROWS([model.next_distribution(context) for context in contexts], what)
+    if rows.shape[1] != len(model.vocab):
+        raise ValueError(f"{what} must give one probability per symbol of {name}.vocab ({len(model.vocab)}), "
+                         f"got {rows.shape[1]}")
+    return rows
+
+
 @checked(model=LanguageModel(), prompt=TEXT, n_tokens=Count(0, MAX_TOKENS), rng=Generator())
 def generate(model, prompt, n_tokens, rng) -> Generation:
     """Sample `n_tokens` characters after `prompt`, one ``rng.choice`` from the model per character.
@@ -277,7 +302,7 @@ def generate(model, prompt, n_tokens, rng) -> Generation:
     size = len(vocab)
     text = ""
     for _ in range(n_tokens):
-        probs = model.next_distribution(prompt + text)
+        probs = model_rows(model, [prompt + text], "model")[0]
         text += vocab[int(rng.choice(size, p=probs))]
     return Generation(
         prompt=prompt,
@@ -338,7 +363,7 @@ def speculative_generate(target, draft, prompt, n_tokens, gamma, rng) -> Generat
         draft_calls += gamma
 
         visited = len(step.positions)
-        rates.extend(acceptance_rates(target_rows, draft_rows)[:visited].tolist())
+        rates.extend(acceptance_rates.__wrapped__(target_rows, draft_rows)[:visited].tolist())
         accepted.extend(position.accepted for position in step.positions)
         kept = step.tokens[: n_tokens - len(text)]
         discarded += len(step.tokens) - len(kept)
@@ -363,9 +388,10 @@ def draft_and_verify(target, draft, context: str, gamma: int, rng):
     """One speculative step on text: the draft writes γ characters one by one, then one target pass
     scores the rows after 0, 1, …, γ of them and the rule verifies the draft.
 
-    The arguments are those `speculative_generate` has already checked. Returns ``(target_rows,
-    draft_rows, step)``, the rows of shapes (γ+1, V) and (γ, V) and the `specdec.StepTrace`. Draws:
-    γ ``rng.choice`` for the draft, then the verify step's draws.
+    The arguments are those `speculative_generate` has already checked, and each model's rows are
+    checked as they arrive (`model_rows`), so the rule's functions run without checking them again.
+    Returns ``(target_rows, draft_rows, step)``, the rows of shapes (γ+1, V) and (γ, V) and the
+    `specdec.StepTrace`. Draws: γ ``rng.choice`` for the draft, then the verify step's draws.
 
     >>> import numpy as np
     >>> from specdec.text import NGramModel
@@ -379,11 +405,11 @@ def draft_and_verify(target, draft, context: str, gamma: int, rng):
     draft_rows = np.empty((gamma, len(vocab)))
     draft_tokens: list[int] = []
     for i in range(gamma):
-        draft_rows[i] = draft.next_distribution(context + drafted)
-        draft_tokens += sample_draft(draft_rows[i:i + 1], rng)
+        draft_rows[i] = model_rows(draft, [context + drafted], "draft")[0]
+        draft_tokens += sample_draft.__wrapped__(draft_rows[i:i + 1], rng)
         drafted += vocab[draft_tokens[-1]]
-    target_rows = np.array([target.next_distribution(context + drafted[:i]) for i in range(gamma + 1)])
-    return target_rows, draft_rows, trace_step(target_rows, draft_rows, draft_tokens, rng)
+    target_rows = model_rows(target, [context + drafted[:i] for i in range(gamma + 1)], "target")
+    return target_rows, draft_rows, trace_step.__wrapped__(target_rows, draft_rows, draft_tokens, rng)
 
 
 def _tuple_of(value, name: str) -> tuple:

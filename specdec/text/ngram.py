@@ -67,6 +67,11 @@ FALLBACK_DISCOUNT = 0.5
 #: smoothing again; about 7 MB at a hundred symbols. When full, the memory is simply emptied.
 MEMO_SIZE = 8192
 
+#: Contexts of at most this many characters end every longer context, and they are few (about
+#: four thousand in the notebooks' corpus): the model remembers its partial sums over them (see
+#: `NGramModel._partial_sums`), so a new context of five characters costs three levels of sums, not six.
+SHARED_CONTEXT_LENGTH = 2
+
 # Context keys pack k character ids in base V into one int64; this bound keeps them exact.
 _KEY_LIMIT = 2**62
 
@@ -172,6 +177,7 @@ class NGramModel:
         self._index: dict[str, int] = {}
         self._levels: tuple[_Level, ...] = ()
         self._memo: dict[tuple[str, float], np.ndarray] = {}
+        self._short_context_sums: dict[str, tuple] = {}  # `_partial_sums` over the last ≤ 2 characters
 
     @checked(text=CORPUS_TEXT)
     def fit(self, text) -> "NGramModel":
@@ -205,7 +211,7 @@ class NGramModel:
         self._vocab = vocab
         self._index = {char: i for i, char in enumerate(vocab)}
         self._levels = _fit_levels(ids, size, context_length)
-        self._memo = {}  # a new dict: copies made before this fit keep theirs
+        self._memo, self._short_context_sums = {}, {}  # new dicts: copies made before this fit keep theirs
         return self
 
     @property
@@ -266,28 +272,47 @@ class NGramModel:
 
     def _smoothed(self, tail: str) -> np.ndarray:
         """The interpolated Kneser–Ney distribution after `tail` (at most order − 1 characters)."""
-        size = len(self._vocab)
-        unknown = size - 1
+        unknown = len(self._vocab) - 1
         ids = [self._index.get(char, unknown) for char in tail]
-        probs = np.full(size, 1.0 / size)
-        key = 0
-        scale = 1
-        for length in range(len(ids) + 1):
+        shared = ids[len(ids) - min(len(ids), SHARED_CONTEXT_LENGTH):]
+        suffix = tail[len(tail) - len(shared):]
+        state = self._short_context_sums.get(suffix)
+        if state is None:  # at most 1 + V + V² of them: their number needs no bound
+            state = self._partial_sums(shared, np.full(len(self._vocab), 1.0 / len(self._vocab)), 0, 0, 1)
+            state[0].flags.writeable = False
+            self._short_context_sums[suffix] = state
+        probs, key, scale, complete = state
+        probs = probs.copy()
+        if complete:
+            probs = self._partial_sums(ids, probs, len(shared) + 1, key, scale)[0]
+        probs /= probs.sum()
+        return probs
+
+    def _partial_sums(self, ids: list, probs: np.ndarray, start: int, key: int, scale: int) -> tuple:
+        """Fold the contexts of `start` … len(ids) characters ending `ids` into `probs`, shortest first:
+        probs ← probs · D·N(h •)/c(h) + max(c(h w) − D, 0)/c(h). `key` packs the ids folded in already, the
+        last max(start − 1, 0) of them, and `scale` is V to the power of their number.
+
+        Returns (probs, key, scale, complete), `complete` False if a context was never seen (then no longer
+        one was either, and the sum is final). The levels are added in the same order however the work is
+        split, so a distribution is the same to the last bit with or without the remembered sums.
+        """
+        size = len(self._vocab)
+        for length in range(start, len(ids) + 1):
             if length:
                 key += ids[-length] * scale
                 scale *= size
             level = self._levels[length]
             row = level.find(key)
             if row < 0:
-                break  # a longer context that ends with this one cannot have been seen either
-            start, stop = int(level.indptr[row]), int(level.indptr[row + 1])
+                return probs, key, scale, False
+            begin, end = int(level.indptr[row]), int(level.indptr[row + 1])
             probs *= level.backoff[row]
-            probs[level.chars[start:stop]] += level.discounted[start:stop]
-        probs /= probs.sum()
-        return probs
+            probs[level.chars[begin:end]] += level.discounted[begin:end]
+        return probs, key, scale, True
 
     def clear_memo(self) -> None:
-        """Forget the remembered distributions (shared with copies of this model).
+        """Forget the remembered distributions and partial sums (shared with copies of this model).
 
         The numbers never change, only the time they take: benchmarks time cold look-ups this way.
 
@@ -298,6 +323,7 @@ class NGramModel:
         True
         """
         self._memo.clear()
+        self._short_context_sums.clear()
 
     @checked(temperature=TEMPERATURE)
     def at_temperature(self, temperature) -> "NGramModel":
@@ -346,7 +372,7 @@ class NGramModel:
         self._vocab = vocab
         self._index = {char: i for i, char in enumerate(vocab)}
         self._levels = levels
-        self._memo = {}
+        self._memo, self._short_context_sums = {}, {}
 
     def _fitted_vocab(self) -> list[str]:
         if self._vocab is None:
@@ -507,10 +533,11 @@ def _tempered(probs: np.ndarray, temperature: float) -> np.ndarray:
     sit at exactly 0 for every T, and the others at −∞ at worst, so even T = 5e-324 gives a one-hot
     (uniform over ties), the limit as T → 0, instead of −∞ − (−∞) = NaN.
     """
-    with np.errstate(divide="ignore"):  # log 0 = −∞ is the right logit of an impossible character
+    # log 0 = −∞ is the right logit of an impossible character; a finite logit over a tiny T may
+    # overflow to −∞, as it should.
+    with np.errstate(divide="ignore", over="ignore"):
         logits = np.log(probs)
-    logits -= logits.max()
-    with np.errstate(over="ignore"):  # a finite logit over a tiny T may overflow to −∞, as it should
+        logits -= logits.max()
         logits /= temperature
     tempered = np.exp(logits)
     tempered /= tempered.sum()

@@ -174,7 +174,7 @@ def generate_with_schedule(target, draft, prompt, n_tokens, schedule, rng, *, ga
         gammas.append(paid)
         accepted_counts.append(n_accepted)
         visited = len(step.positions)
-        rates.extend(acceptance_rates(target_rows, draft_rows)[:visited].tolist())
+        rates.extend(acceptance_rates.__wrapped__(target_rows, draft_rows)[:visited].tolist())
         kept = step.tokens[: n_tokens - len(text)]  # the last step may overshoot; its calls still count
         text += "".join(vocab[token] for token in kept)
         origins.extend(step.origins[: len(kept)])
