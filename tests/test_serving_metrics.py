@@ -19,23 +19,6 @@ def test_hand_made_steps_give_the_counts_and_rates_by_their_definitions():
     assert m.conditional_acceptance.tolist() == [2 / 3, 1 / 2, 1.0]
 
 
-@pytest.mark.parametrize("gamma", [1, 3, 6])
-def test_sglang_accept_rate_is_tokens_per_step_over_the_slots_a_step_verifies(gamma):
-    rng = np.random.default_rng(gamma)
-    accepted = rng.integers(0, gamma + 1, size=200)
-    m = engine_metrics([gamma] * 200, accepted)
-    tokens, slots = sum(int(k) + 1 for k in accepted), 200 * (gamma + 1)
-    assert m.sglang_accept_rate == pytest.approx(tokens / slots, rel=1e-12)
-    assert m.sglang_accept_rate == pytest.approx(m.mean_acceptance_length / (gamma + 1), rel=1e-12)
-    if accepted.sum() < 200 * gamma:  # some draft token was rejected: the bonus slot makes SGLang's rate the higher
-        assert m.sglang_accept_rate > m.draft_acceptance_rate
-
-
-def test_sglang_divides_by_the_slots_of_its_fixed_draft_length_even_when_a_step_drafted_fewer():
-    m = engine_metrics([3, 3, 1], [3, 0, 1])  # SGLang drafts γ = 3 every step: 3 steps of 4 slots, 4 + 3 tokens
-    assert m.sglang_accept_rate == pytest.approx(7 / 12, rel=1e-12)
-
-
 def test_steps_without_a_draft_count_as_tokens_but_not_as_drafts():
     m = engine_metrics([0, 2, 2], [0, 2, 1])
     assert m.num_drafts == 2 and m.mean_acceptance_length == 2.5 and m.draft_acceptance_rate == 0.75

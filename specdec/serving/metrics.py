@@ -20,18 +20,15 @@ and reports from them
   model of notebook 04); the conditional rate, per-position j over per-position j − 1, is α.
 
 SGLang logs ``accept len`` and ``accept rate`` and exports them as ``sglang:spec_accept_length`` and
-``sglang:spec_accept_rate`` (``SchedulerMetricsMixin.log_decode_stats`` in
-https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler_metrics_mixin.py).
+``sglang:spec_accept_rate`` (its ``SchedulerMetricsReporter``, in
+https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler_components/metrics_reporter.py).
 It adds one token per sequence and verify step to the accepted draft tokens, so its accept length is
-vLLM's mean acceptance length; its accept rate divides that count by the slots a step verifies
-(``--speculative-num-draft-tokens``, γ + 1 for a chain), so it is E[N] / (γ + 1), neither α nor vLLM's
-draft acceptance rate.
+vLLM's mean acceptance length; its accept rate is accepted over proposed draft tokens, vLLM's draft
+acceptance rate (until https://github.com/sgl-project/sglang/pull/23530, April 2026, it was E[N] / (γ + 1)).
 
 >>> metrics = engine_metrics(drafted=[3, 3, 3], accepted=[3, 0, 1])
 >>> metrics.mean_acceptance_length, round(metrics.draft_acceptance_rate, 3)
 (2.333333333333333, 0.444)
->>> round(metrics.sglang_accept_rate, 3)
-0.583
 >>> metrics.per_position_acceptance.tolist()
 [0.6666666666666666, 0.3333333333333333, 0.3333333333333333]
 """
@@ -48,7 +45,7 @@ from ..validation import MAX_GAMMA, Constraint, Count, Integers, Probability, ch
 
 @dataclass(frozen=True)
 class EngineMetrics:
-    """vLLM's counters over a run, and the rates vLLM and SGLang report from them."""
+    """vLLM's counters over a run, and the rates vLLM (and SGLang) report from them."""
 
     num_drafts: int
     num_draft_tokens: int
@@ -65,12 +62,6 @@ class EngineMetrics:
     def draft_acceptance_rate(self) -> float:
         """accepted / proposed draft tokens."""
         return self.num_accepted_tokens / self.num_draft_tokens
-
-    @property
-    def sglang_accept_rate(self) -> float:
-        """SGLang's accept rate: tokens per verify step over the γ + 1 slots a step verifies, E[N] / (γ + 1), the
-        bonus or resampled token in both counts; γ is the longest draft of the run (SGLang's draft length)."""
-        return self.mean_acceptance_length / (len(self.accepted_per_position) + 1)
 
     @property
     def per_position_acceptance(self) -> np.ndarray:
