@@ -23,11 +23,15 @@ What engines expose for it (their documentation as it stands):
 
 * vLLM: ``num_speculative_tokens`` (γ) in ``--speculative-config``
   (https://docs.vllm.ai/en/latest/features/speculative_decoding/), and, for dynamic speculative
-  decoding, ``num_speculative_tokens_per_batch_size``: a γ per range of batch sizes, where γ = 0
-  switches speculation off. The older ``disable_by_batch_size`` worked only in the V0 engine and
-  was removed (https://github.com/vllm-project/vllm/pull/35060);
+  decoding, ``num_speculative_tokens_per_batch_size``: a γ (at most ``num_speculative_tokens``) per
+  range of batch sizes, where γ = 0 switches speculation off
+  (https://docs.vllm.ai/en/latest/features/speculative_decoding/dynamic_speculative_decoding/). The
+  older ``disable_by_batch_size`` worked only in the V0 engine and was removed
+  (https://github.com/vllm-project/vllm/pull/35060);
 * SGLang: ``--speculative-num-steps``, ``--speculative-eagle-topk``,
-  ``--speculative-num-draft-tokens`` (https://docs.sglang.io/docs/advanced_features/speculative_decoding),
+  ``--speculative-num-draft-tokens`` (https://docs.sglang.io/docs/advanced_features/speculative_decoding);
+  ``--speculative-adaptive`` changes the number of steps at run time from the measured accept length,
+  per range of batch sizes (https://docs.sglang.io/docs/advanced_features/adaptive_speculative_decoding);
   and ``--cuda-graph-max-bs``, the largest batch its captured graphs cover.
 
 >>> from specdec.hardware import ACCELERATORS, MODELS
