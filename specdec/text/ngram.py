@@ -177,7 +177,7 @@ class NGramModel:
         self._index: dict[str, int] = {}
         self._levels: tuple[_Level, ...] = ()
         self._memo: dict[tuple[str, float], np.ndarray] = {}
-        self._short_context_sums: dict[str, tuple] = {}  # `_partial_sums` over the last ≤ 2 characters
+        self._short_context_sums: dict[tuple, tuple] = {}  # `_partial_sums` over the last ≤ 2 character ids
 
     @checked(text=CORPUS_TEXT)
     def fit(self, text) -> "NGramModel":
@@ -275,12 +275,11 @@ class NGramModel:
         unknown = len(self._vocab) - 1
         ids = [self._index.get(char, unknown) for char in tail]
         shared = ids[len(ids) - min(len(ids), SHARED_CONTEXT_LENGTH):]
-        suffix = tail[len(tail) - len(shared):]
-        state = self._short_context_sums.get(suffix)
+        state = self._short_context_sums.get(tuple(shared))
         if state is None:  # at most 1 + V + V² of them: their number needs no bound
             state = self._partial_sums(shared, np.full(len(self._vocab), 1.0 / len(self._vocab)), 0, 0, 1)
             state[0].flags.writeable = False
-            self._short_context_sums[suffix] = state
+            self._short_context_sums[tuple(shared)] = state
         probs, key, scale, complete = state
         probs = probs.copy()
         if complete:
