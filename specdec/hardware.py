@@ -65,6 +65,8 @@ MAX_BATCH = 1 << 16
 MAX_POSITIONS = 1 << 16
 MAX_CONTEXT = 1 << 24
 MAX_TIMELINE_TOKENS = 1_000
+#: The most batch sizes one call evaluates (`pass_times_for_batches`: a curve over every b up to 4,096).
+MAX_BATCH_COUNT = 4_096
 #: Most devices `cluster` joins.
 MAX_DEVICES = 4096
 #: Longest fixed time per pass accepted, in seconds.
@@ -282,7 +284,7 @@ class DraftContext(Constraint):
 
 
 class BatchSizes(Constraint):
-    """A sequence of 1 … 4,096 batch sizes, each in 1 … MAX_BATCH, as a list of ints."""
+    """A sequence of 1 … `MAX_BATCH_COUNT` batch sizes, each in 1 … `MAX_BATCH`, as a list of ints."""
 
     def __call__(self, value, name, arguments):
         return _batches(value)
@@ -954,9 +956,9 @@ def _draft_context(value, context: int) -> int:
 
 
 def _batches(batches) -> list[int]:
-    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= 4_096:
-        raise TypeError(f"batches must be a sequence of 1 … 4,096 batch sizes, got {batches!r}")
-    return [Count(1, MAX_BATCH)(b, "each of batches") for b in batches]
+    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__len__") or not 1 <= len(batches) <= MAX_BATCH_COUNT:
+        raise TypeError(f"batches must be a sequence of 1 … {MAX_BATCH_COUNT:,} batch sizes, got {batches!r}")
+    return [BATCH(b, "each of batches") for b in batches]
 
 
 def positive(value, name: str) -> float:
