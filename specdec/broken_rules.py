@@ -13,7 +13,7 @@ compare the two), because a Python loop is too slow for a million steps.
 
 `EDGE_CASES` lists two rules that are wrong only on a set of random draws of probability about
 2⁻⁵³ — no amount of sampling will show them, but a generator rigged to produce the fatal uniform
-(`rigged_generator`) does.
+(`rigged_generator`, defined in `specdec.core` and importable from here beside the rules it exposes) does.
 
 What is simplified: in a real engine these mistakes hide inside batched GPU kernels, among logits
 processors and samplers; here each is isolated in a dozen lines of numpy.
@@ -34,8 +34,8 @@ from typing import Callable
 
 import numpy as np
 
-from .core import check_step_arguments, normalised_for_choice, unchecked_residual
-from .narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS
+from .core import (SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, check_step_arguments, normalised_for_choice, rigged_generator,
+                   unchecked_residual)
 from .sampling import (
     SAMPLING_ARGUMENTS,
     VerifyTables,
@@ -625,39 +625,3 @@ EDGE_CASES: dict[str, EdgeCase] = {
         "A rejection at rows with p ≤ q everywhere crashes the step with NaN probabilities.",
     ),
 }
-
-
-# --- A generator rigged to produce one chosen uniform -----------------------------------------------
-
-_PCG64_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
-_MASK_128 = (1 << 128) - 1
-
-
-def rigged_generator(first_uniform, seed=0) -> np.random.Generator:
-    """A PCG64 generator whose next ``random()`` returns exactly `first_uniform`.
-
-    ``Generator.random`` turns the top 53 bits of one 64-bit output into a double, so any value
-    k·2⁻⁵³ in [0, 1) can be produced; `first_uniform` is rounded down to that grid. The state that
-    produces it is found by inverting one step of PCG64; the draws after it look random as usual.
-
-    >>> rigged_generator(0.0).random()
-    0.0
-    >>> rigged_generator(0.25).random()
-    0.25
-    """
-    value = float(first_uniform)
-    if not 0.0 <= value < 1.0:
-        raise ValueError(f"first_uniform must be in [0, 1), got {first_uniform!r}")
-    generator = np.random.Generator(np.random.PCG64(seed))
-    state = generator.bit_generator.state
-    increment = state["state"]["inc"]
-    output = int(value * 2.0**53) << 11
-    # PCG64 steps its 128-bit state s → s·M + inc, then outputs rotr64(high ^ low, high >> 58).
-    high = 0x0123456789ABCDEF  # top six bits 0: no rotation
-    low = high ^ output
-    stepped = (high << 64) | low
-    previous = ((stepped - increment) * pow(_PCG64_MULTIPLIER, -1, 1 << 128)) & _MASK_128
-    state["state"]["state"] = previous
-    state["has_uint32"] = 0
-    generator.bit_generator.state = state
-    return generator

@@ -14,7 +14,8 @@ What is simplified: the rows are plain probability arrays, not the outputs of tw
 
 The rule is written once, in `verify`: `speculative_step` runs it bare, `trace_step` asks it to record
 each draw. Beside it: what a step yields on average (`expected_tokens`; per position `acceptance_rates`,
-`expected_tokens_for_rates`) and `speedup`.
+`expected_tokens_for_rates`), `speedup`, and `rigged_generator`, whose first uniform is chosen, for the
+draws of probability 2⁻⁵³ on which the strict comparison matters.
 
 >>> import numpy as np
 >>> target_probs = [[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]]
@@ -36,6 +37,10 @@ from .validation import (CostRatio, Count, Distribution, DistributionRows, Draft
 #: numpy's Generator.choice refuses p unless it sums to 1 within sqrt(machine epsilon); our checks
 #: accept rows within 1e-6, so such rows are renormalised before they are handed to it.
 CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
+
+#: The worked example of the contract (the examples above): target rows p₀ … p₂ and draft rows q₀, q₁.
+SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
+SPEC_DRAFT_PROBS = ((0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2))
 
 
 @checked(target=Distribution(), draft=Distribution(like="target"))
@@ -396,3 +401,32 @@ def normalised_for_choice(row: np.ndarray) -> np.ndarray:
     if abs(total - 1.0) > CHOICE_TOLERANCE:
         return row / total
     return row
+
+
+# --- A generator rigged to produce one chosen uniform -----------------------------------------------
+
+
+def rigged_generator(first_uniform, seed=0) -> np.random.Generator:
+    """A PCG64 generator whose next ``random()`` returns exactly `first_uniform`.
+
+    ``Generator.random`` turns the top 53 bits of one 64-bit output into a double, so any value
+    k·2⁻⁵³ in [0, 1) can be produced; `first_uniform` is rounded down to that grid. The state that
+    produces it is found by inverting one step of PCG64; the draws after it look random as usual.
+    Sampling alone would meet u = 0 once in 2⁵³ draws; with this generator a test meets it at once.
+
+    >>> rigged_generator(0.0).random(), rigged_generator(0.25, seed=3).random()
+    (0.0, 0.25)
+    """
+    value = float(first_uniform)
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"first_uniform must be in [0, 1), got {first_uniform!r}")
+    generator = np.random.Generator(np.random.PCG64(seed))
+    state = generator.bit_generator.state
+    # PCG64 steps its 128-bit state s → s·M + inc, then outputs rotr64(high ^ low, high >> 58).
+    high = 0x0123456789ABCDEF  # top six bits 0: no rotation
+    stepped = (high << 64) | (high ^ (int(value * 2.0**53) << 11))
+    inverse_multiplier = pow(0x2360ED051FC65DA44385DF649FCCF645, -1, 1 << 128)
+    state["state"]["state"] = ((stepped - state["state"]["inc"]) * inverse_multiplier) % (1 << 128)
+    state["has_uint32"] = 0
+    generator.bit_generator.state = state
+    return generator

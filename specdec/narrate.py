@@ -26,13 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import PositionTrace, StepTrace, sample_draft, trace_step
+from .core import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, PositionTrace, StepTrace, sample_draft, trace_step
 from .validation import (MAX_GAMMA, MAX_VOCAB, Constraint, Count, Generator, InstanceOf, PositiveNumber, Probability,
                          checked)
 
-#: The worked example of the contract: (target_probs, draft_probs, draft_tokens).
-SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
-SPEC_DRAFT_PROBS = ((0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2))
+#: The draft tokens of the contract's first worked example (its rows: `core.SPEC_TARGET_PROBS`, `SPEC_DRAFT_PROBS`).
 SPEC_DRAFT_TOKENS = (0, 1)
 DEFAULT_CONCENTRATION = 0.5  #: Dirichlet concentration of the random rows: below 1, a few tokens hold most mass
 PROBABILITY_FLOOR = 1e-9  #: added to every probability of a random row before renormalising, so that none is 0

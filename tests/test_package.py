@@ -45,3 +45,46 @@ def test_no_module_imports_a_private_name_from_another_module():
                 if private or (node.module or "").split(".")[-1].startswith("_"):
                     crossings.append(f"{path.relative_to(package)}: from {'.' * node.level}{node.module} import {private}")
     assert crossings == []
+
+
+def _dotted_names_and_links(text):
+    import re
+
+    names = set(re.findall(r"`(specdec(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text))
+    links = {target for target in re.findall(r"\]\(([^)#\s]+)", text) if "://" not in target}
+    return names, links
+
+
+def _resolves(dotted):
+    import importlib
+
+    parts = dotted.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:split]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[split:]:
+            if not hasattr(value, attribute):
+                return False
+            value = getattr(value, attribute)
+        return True
+    return False
+
+
+def test_the_guides_name_only_modules_and_files_that_exist():
+    import json
+    import pathlib
+
+    root = pathlib.Path(specdec.__file__).parent.parent
+    documents = {path: path.read_text(encoding="utf-8") for path in
+                 [root / "README.md", *sorted((root / "specdec").rglob("README.md"))]}
+    for notebook in sorted((root / "notebooks").rglob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        documents[notebook] = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    missing = []
+    for path, text in documents.items():
+        names, links = _dotted_names_and_links(text)
+        missing += [f"{path.name}: `{name}`" for name in sorted(names) if not _resolves(name)]
+        missing += [f"{path.name}: link {link}" for link in sorted(links) if not (path.parent / link).exists()]
+    assert missing == []

@@ -16,10 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import sample_draft, speedup
-
-SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
-SPEC_DRAFT_PROBS = ((0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2))
+from ..core import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, rigged_generator, sample_draft, speedup
 
 
 @dataclass(frozen=True)
@@ -56,26 +53,6 @@ class Case:
             return f"np.random.default_rng({self.seed})"
         return (f"rigged_generator({self.first_uniform!r}, seed={self.seed})\n"
                 f"# from specdec.broken_rules: its first rng.random() returns exactly {self.first_uniform!r}")
-
-
-def rigged_generator(first_uniform: float, seed: int = 0) -> np.random.Generator:
-    """A PCG64 generator whose next ``random()`` is exactly `first_uniform` (a multiple of 2⁻⁵³ in [0, 1)).
-
-    ``random()`` keeps the top 53 bits of one 64-bit output; PCG64 steps its state s → s·M + inc and
-    outputs rotr64(high ^ low, high >> 58), so a state with those bits is stepped back once.
-
-    >>> rigged_generator(0.25, seed=3).random()
-    0.25
-    """
-    generator = np.random.Generator(np.random.PCG64(seed))
-    state = generator.bit_generator.state
-    high = 0x0123456789ABCDEF  # top six bits 0: no rotation
-    wanted = (high << 64) | (high ^ (int(first_uniform * 2.0**53) << 11))
-    inverse = pow(0x2360ED051FC65DA44385DF649FCCF645, -1, 1 << 128)
-    state["state"]["state"] = ((wanted - state["state"]["inc"]) * inverse) % (1 << 128)
-    state["has_uint32"] = 0
-    generator.bit_generator.state = state
-    return generator
 
 
 def frozen(array_like) -> np.ndarray:
