@@ -26,6 +26,7 @@ DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_g
 LARGEST_MAX_GAMMA = 1_000  #: the longest draft `optimal_gamma` searches: past any useful γ, a search of ms
 GAMMA_SLIDER_MAX = 8  #: the verify-step explorer's γ slider: 0 … 8 draft tokens fit its picture, a column each
 TIMELINE_GAMMA_SLIDER_MAX = 10  #: the hardware timeline's γ slider: 0 … 10
+DRAFT_GAMMA_SLIDER_RANGE = (1, 8)  #: the γ slider of the drafters, batch and load explorers: 1 … 8 draft tokens
 VOCAB_SLIDER_MIN = 2  #: the smallest vocabulary a V slider offers
 VOCAB_SLIDER_MAX = 64  #: the verify-step explorer's V slider: up to 64 tokens
 ONE_TOKEN_VOCAB_SLIDER_MAX = 12  #: the one-token explorer's V slider: each token has its own bar and label

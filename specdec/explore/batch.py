@@ -11,13 +11,12 @@ import numpy as np
 
 from .. import palette
 from ..core import expected_tokens
-from ..validation import SEED_SLIDER_MAX, Count, Probability, checked
+from ..validation import DRAFT_GAMMA_SLIDER_RANGE, SEED_SLIDER_MAX, Count, Probability, checked
 from ..serving.batch import batch_run
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
                     panel_axes, role_patch, role_style, slider, styled)
 
 BATCH_RANGE = (1, 12)
-GAMMA_RANGE = (1, 8)
 #: Tokens each sequence generates.
 TOKENS_PER_SEQUENCE = 32
 STYLES = {"accepted": role_style("accepted"), "resampled": role_style("resampled"), "bonus": role_style("bonus"),
@@ -28,7 +27,7 @@ class BatchFigure(Picture):
     """The slots of one pass (b rows × γ + 1), and the passes each sequence needs."""
 
     def __init__(self):
-        b, g = BATCH_RANGE[1], GAMMA_RANGE[1] + 1
+        b, g = BATCH_RANGE[1], DRAFT_GAMMA_SLIDER_RANGE[1] + 1
         with styled():
             self.figure = new_figure(9.6, 4.0, compact_size=COMPACT_FIGURE_INCHES)
             self.slot_axes, self.pass_axes = panel_axes(self.figure, 2)
@@ -49,7 +48,7 @@ class BatchFigure(Picture):
 
     def update(self, roles, passes, slowest, mean) -> None:
         for index, slot in enumerate(self.slots):
-            row, column = divmod(index, GAMMA_RANGE[1] + 1)
+            row, column = divmod(index, DRAFT_GAMMA_SLIDER_RANGE[1] + 1)
             slot.set_visible(row < roles.shape[0] and column < roles.shape[1])
             if slot.get_visible():
                 slot.set(**STYLES[roles[row, column]])
@@ -84,10 +83,11 @@ class BatchExplorer(Explorer):
 
     title = "A batch accepts unevenly"
 
-    @checked(batch=Count(*BATCH_RANGE), gamma=Count(*GAMMA_RANGE), alpha=Probability(), seed=Count(0, SEED_SLIDER_MAX))
+    @checked(batch=Count(*BATCH_RANGE), gamma=Count(*DRAFT_GAMMA_SLIDER_RANGE), alpha=Probability(),
+             seed=Count(0, SEED_SLIDER_MAX))
     def __init__(self, batch=8, gamma=4, alpha=0.7, seed=0):
         controls = {"batch": slider("batch size b", batch, BATCH_RANGE),
-                    "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
+                    "gamma": slider("draft length γ", gamma, DRAFT_GAMMA_SLIDER_RANGE),
                     "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.05),
                     "seed": slider("seed", seed, (0, SEED_SLIDER_MAX))}
         super().__init__(controls, [["batch", "gamma"], ["alpha", "seed"]], BatchFigure())

@@ -19,15 +19,14 @@ from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, CHAIN_GAMMA, REPE
                               build_drafter, committed_measurements, cost_of, describe_drafter, held_out_prompts,
                               measure_drafter)
 from ..neural.costs import predicted_speedup
-from ..validation import Between, Count, OneOf, checked
+from ..validation import DRAFT_GAMMA_SLIDER_RANGE, Between, Count, OneOf, checked
 from .text import origin_html
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, role_style, slider, styled)
 
 RUN_LENGTH = 64  #: characters generated per run
-#: Slider ranges: γ of the chains, the Medusa tree's width and depth, the temperature (whose stops are
-#: the temperatures at which the frontier is committed).
-GAMMA_RANGE = (1, 8)
+#: Slider ranges (γ of the chains: `DRAFT_GAMMA_SLIDER_RANGE`): the Medusa tree's width and depth, the temperature
+#: (whose stops are the temperatures at which the frontier is committed).
 WIDTH_RANGE = (1, 4)
 DEPTH_RANGE = (1, 3)
 FRONTIER_TEMPERATURE_RANGE = (FRONTIER_TEMPERATURES[0], FRONTIER_TEMPERATURES[-1])
@@ -69,10 +68,11 @@ class DraftersFigure(Picture):
         with styled():
             self.figure = new_figure(9.6, 3.9, compact_size=COMPACT_FIGURE_INCHES)
             bars_axes, self.frontier_axes = panel_axes(self.figure, 2, width_ratios=(1, 1.3))
-            positions = np.arange(1, GAMMA_RANGE[1] + 1)
+            longest = DRAFT_GAMMA_SLIDER_RANGE[1]
+            positions = np.arange(1, longest + 1)
             self.position_bars = bars_axes.bar(positions, np.zeros(positions.size), width=0.7, **role_style("accepted"),
                                                edgecolor=palette.HIGHLIGHT, linewidth=0.6)
-            bars_axes.set(xlabel="draft position (tree: depth)", xlim=(0.4, GAMMA_RANGE[1] + 0.6), xticks=positions,
+            bars_axes.set(xlabel="draft position (tree: depth)", xlim=(0.4, longest + 0.6), xticks=positions,
                           ylabel="accepted" if short else "share accepted when reached", ylim=(0, 1.05))
             self.position_title = bars_axes.set_title(" ")
             self.points = {}
@@ -84,7 +84,7 @@ class DraftersFigure(Picture):
                 [np.nan], [np.nan], linestyle="none", marker="o", markersize=16, markerfacecolor="none",
                 markeredgecolor=palette.HIGHLIGHT, markeredgewidth=2, label="this run")
             self.frontier_axes.set(xlabel="draft bytes per step ÷ one target pass", xlim=(-0.1, FRONTIER_XMAX),
-                                   ylabel="τ" if short else "τ: characters per pass", ylim=(0.8, GAMMA_RANGE[1] + 1.5))
+                                   ylabel="τ" if short else "τ: characters per pass", ylim=(0.8, longest + 1.5))
             # Beside the panel: inside, a high τ or a costly drafter (layer skip, this run's ring) runs under it.
             self.frontier_axes.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), borderaxespad=0, fontsize="small")
             self.frontier_title = self.frontier_axes.set_title(" ")
@@ -158,7 +158,7 @@ class DraftersExplorer(Explorer):
 
     title = "How engines draft: six drafters, one target"
 
-    @checked(drafter=OneOf(*DRAFTERS), gamma=Count(*GAMMA_RANGE), width=Count(*WIDTH_RANGE),
+    @checked(drafter=OneOf(*DRAFTERS), gamma=Count(*DRAFT_GAMMA_SLIDER_RANGE), width=Count(*WIDTH_RANGE),
              depth=Count(*DEPTH_RANGE), temperature=Between(*FRONTIER_TEMPERATURE_RANGE), prompt=prompt_text,
              seed=Count(0, 10**9))
     def __init__(self, drafter="EAGLE", gamma=CHAIN_GAMMA, width=TREE_WIDTH, depth=TREE_DEPTH, temperature=1.0,
@@ -168,7 +168,7 @@ class DraftersExplorer(Explorer):
         controls = {
             "drafter": labelled(widgets.Dropdown, "drafter", options=list(DRAFTERS), value=drafter,
                                 layout=widgets.Layout(width="18em")),
-            "gamma": slider("γ (chains)", gamma, GAMMA_RANGE, continuous_update=False),
+            "gamma": slider("γ (chains)", gamma, DRAFT_GAMMA_SLIDER_RANGE, continuous_update=False),
             "width": slider("tree width (Medusa)", width, WIDTH_RANGE, continuous_update=False),
             "depth": slider("tree depth (Medusa)", depth, DEPTH_RANGE, continuous_update=False),
             "temperature": slider("temperature", temperature, FRONTIER_TEMPERATURE_RANGE, FRONTIER_TEMPERATURE_STEP,

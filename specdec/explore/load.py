@@ -12,14 +12,13 @@ import numpy as np
 from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
 from ..serving.load import LOAD_BATCHES, LONG_CONTEXT, SHORT_CONTEXT, load_curves
-from ..validation import Count, OneOf, Probability, checked
+from ..validation import DRAFT_GAMMA_SLIDER_RANGE, Count, OneOf, Probability, checked
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
                     new_figure, panel_axes, slider, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
 TARGET_MODEL, DRAFT_MODEL = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
 CONTEXTS = {f"short ({SHORT_CONTEXT:,} tokens)": SHORT_CONTEXT, f"long ({LONG_CONTEXT:,} tokens)": LONG_CONTEXT}
-GAMMA_RANGE = (1, 8)
 
 
 def curves_for(gamma: int, alpha: float, context: int):
@@ -81,11 +80,11 @@ class LoadExplorer(Explorer):
 
     title = "Speculation under load"
 
-    @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*GAMMA_RANGE), alpha=Probability())
+    @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*DRAFT_GAMMA_SLIDER_RANGE), alpha=Probability())
     def __init__(self, context=SHORT_CONTEXT, gamma=4, alpha=0.8):
         controls = {"context": labelled(widgets.Dropdown, "context", label_above="compact",
                                         options=list(CONTEXTS.items()), value=context),
-                    "gamma": slider("draft length γ", gamma, GAMMA_RANGE),
+                    "gamma": slider("draft length γ", gamma, DRAFT_GAMMA_SLIDER_RANGE),
                     "alpha": slider("acceptance rate α", alpha, (0.0, 1.0), 0.05)}
         super().__init__(controls, [["context"], ["gamma", "alpha"]], LoadFigure())
 

@@ -12,12 +12,12 @@ rather than one tail keep both halves a mix of every part of the standard librar
 
 from __future__ import annotations
 
+from ..text.ngram import UNKNOWN  # the symbol for any character outside a model's vocabulary, as the n-gram models use
+
 #: Characters per block of the split.
 BLOCK = 4096
 #: One block in this many is held out: 10 %.
 HELD_OUT_EVERY = 10
-#: The symbol for any character outside a model's vocabulary (as in `specdec.text.ngram`).
-UNKNOWN = "\N{REPLACEMENT CHARACTER}"
 
 
 def split_text(text) -> tuple[str, str]:
