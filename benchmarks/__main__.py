@@ -9,6 +9,7 @@ SUITES = {
     "sampling": "sample_steps against a Python loop and the RNG's own rate",
     "checks": "cost of the argument checks per verify step, and the import time of specdec",
     "interactivity": "time from a control change to the updated view, for every explorer",
+    "redraw": "each explorer's pictures drawn in place (FastRedraw) against a full savefig",
     "text": "speculative against plain generation on real text",
     "neural": "the numpy transformer's characters per second against PyTorch's, plain and cached",
 }

@@ -38,7 +38,7 @@ from .validation import (CostRatio, Count, Distribution, DistributionRows, Draft
 #: accept rows within 1e-6, so such rows are renormalised before they are handed to it.
 CHOICE_TOLERANCE = math.sqrt(np.finfo(np.float64).eps)
 
-#: The worked example of the contract (the examples above): target rows p₀ … p₂ and draft rows q₀, q₁.
+#: The worked example (the rows of the examples above): target rows p₀ … p₂ and draft rows q₀, q₁.
 SPEC_TARGET_PROBS = ((0.5, 0.3, 0.2, 0.0), (0.1, 0.6, 0.2, 0.1), (0.25, 0.25, 0.25, 0.25))
 SPEC_DRAFT_PROBS = ((0.25, 0.25, 0.25, 0.25), (0.4, 0.2, 0.2, 0.2))
 

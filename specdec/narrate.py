@@ -30,7 +30,7 @@ from .core import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, PositionTrace, StepTrace,
 from .validation import (MAX_GAMMA, MAX_VOCAB, Constraint, Count, Generator, InstanceOf, PositiveNumber, Probability,
                          checked)
 
-#: The draft tokens of the contract's first worked example (its rows: `core.SPEC_TARGET_PROBS`, `SPEC_DRAFT_PROBS`).
+#: The draft tokens of the first worked example (its rows: `core.SPEC_TARGET_PROBS`, `SPEC_DRAFT_PROBS`).
 SPEC_DRAFT_TOKENS = (0, 1)
 DEFAULT_CONCENTRATION = 0.5  #: Dirichlet concentration of the random rows: below 1, a few tokens hold most mass
 PROBABILITY_FLOOR = 1e-9  #: added to every probability of a random row before renormalising, so that none is 0
@@ -40,7 +40,7 @@ MAX_ROW_ENTRIES = 10_000_000  #: the most probabilities `random_rows` makes, (2Î
 # The rows of a step. -------------------------------------------------------------------------------
 
 def spec_example() -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """SPEC's example step as fresh arrays: (target_probs (3, 4), draft_probs (2, 4), draft_tokens).
+    """The worked example's step as fresh arrays: (target_probs (3, 4), draft_probs (2, 4), draft_tokens).
 
     >>> spec_example()[2]
     [0, 1]
@@ -252,9 +252,8 @@ class StepFrame:
 
 
 def draw_total(trace: StepTrace) -> int:
-    """How many random draws `trace` made: one uniform per visited position, plus one for a bonus.
-
-    Each draw emits one token, so this is also ``len(trace.tokens)``.
+    """How many draws the explorer reveals in `trace`, one per emitted token: a uniform per visited position (a
+    rejection's replacement token is revealed with its uniform), plus one for a bonus; so also ``len(trace.tokens)``.
     """
     return len(trace.positions) + (1 if trace.all_accepted else 0)
 

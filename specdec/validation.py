@@ -1,4 +1,4 @@
-"""Argument checks, declared once at each public entry, and every limit and default of specdec.
+"""Argument checks, declared once at each public entry, and the limits and defaults specdec shares.
 
 A public function says in one decorator what each argument must be, ``@checked(alpha=Probability(), rng=Generator())``;
 each constraint returns the clean value the body receives, or raises a `ValueError` / `TypeError` naming the argument,
@@ -18,8 +18,10 @@ import numbers
 
 import numpy as np
 
-# Every limit and default, in one place: import them, never copy a number. The ..._SLIDER_... ranges are what the
-# explorers' controls offer: a control's bounds are its check, and an explorer does not check them again.
+# The limits and defaults of specdec's functions (γ, V, the γ search range) and the ranges of the explorers' common
+# controls (γ, V, seed, cost-ratio and temperature sliders), in one place: import them, never copy a number. A range
+# of one explorer's own control (an n-gram order, a batch size, a tree's width) is a constant of its module. A
+# control's bounds are its check: an explorer does not check them again.
 MAX_GAMMA = 64  #: the largest draft length γ a function that builds a verify step from a size accepts
 MAX_VOCAB = 1_000_000  #: the largest vocabulary a function that builds rows from a size accepts (real: ~10⁵)
 DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_gamma`; a γ schedule's longest)
@@ -34,7 +36,7 @@ DERIVATION_VOCAB_MAX = 8  #: the derivation explorer gives one slider per token 
 SEED_SLIDER_MAX = 99  #: the largest seed a seed slider offers
 STEP_SEED_SLIDER_MAX = 999  #: the verify-step explorer's seed slider goes further: 0 … 999
 STEPS_SLIDER_MIN = 100  #: the fewest steps of the Monte Carlo log slider (the most: `sampled_runs.MAX_STEPS`)
-TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature sliders offer 0 … 3
+TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature explorer's sliders offer 0 … 3
 CANDIDATES_SLIDER_MAX = 6  #: the candidates explorer's k slider: 1 … 6 (k ≤ V: k distinct candidates exist)
 PASS_TIME_SLIDER_MAX_MS = 3.0  #: the timeline's fixed time per pass, 0 … 3 ms (`hardware.Accelerator.pass_overhead`)
 COST_SLIDER_MAX = 100  #: the cost-ratio sliders (c = time of a target pass / time of a draft pass): 1 … 100

@@ -1,8 +1,8 @@
 """An independent, deliberately plain implementation of the verify rule, for tests to compare with.
 
-It is written from SPEC.md's draw-by-draw description with Python lists and floats only, and shares
-no code with specdec, so a mistake in specdec's numpy version would have to be made twice, in two
-different styles, to go unnoticed.
+It is written from the draw-by-draw description in `specdec.core`'s docstring, with Python lists and
+floats only, and shares no code with specdec, so a mistake in specdec's numpy version would have to
+be made twice, in two different styles, to go unnoticed.
 """
 
 

@@ -1,8 +1,8 @@
 """The broken rules: each makes its own mistake and no other, and the sampling check catches each one.
 
 Detection is tested on each rule's `biased_example`:
-* the worked example of SPEC (p₀ = (0.5, 0.3, 0.2, 0), q₀ uniform, p₁ = (0.1, 0.6, 0.2, 0.1),
-  q₁ = (0.4, 0.2, 0.2, 0.2), p₂ uniform) for every rule but one: the bias shows at position 0,
+* the worked example (p₀ = (0.5, 0.3, 0.2, 0), q₀ uniform, p₁ = (0.1, 0.6, 0.2, 0.1),
+  q₁ = (0.4, 0.2, 0.2, 0.2), p₂ uniform) for every rule but two (below): the bias shows at position 0,
   except for drop_bonus_token, whose bias shows in the token count only;
 * for one_uniform_for_all, two tokens with p₀ = p₁ = (0.9, 0.1), q₀ = q₁ = (0.5, 0.5): position 0
   is right by construction, position 1 and the count are biased;
@@ -264,7 +264,7 @@ def test_the_real_function_is_caught_too_and_its_fast_variant_has_the_same_law(r
 
 
 def spec_position_zero_laws():
-    """The law of position 0 of each rule on SPEC's rows, written from the mistake's description."""
+    """The law of position 0 of each rule on the worked example's rows, written from the mistake's description."""
     (target, _, _), (draft, _) = spec_example()[0], spec_example()[1]
     p, q = target, draft
     overlap = np.minimum(p, q)

@@ -59,7 +59,7 @@ def test_help_reads_well(command):
 def test_benchmarks_live_outside_the_package_and_list_their_suites():
     from benchmarks.__main__ import SUITES
 
-    assert set(SUITES) == {"sampling", "checks", "interactivity", "text", "neural"}
+    assert set(SUITES) == {"sampling", "checks", "interactivity", "redraw", "text", "neural"}
     result = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and all(name in result.stdout for name in SUITES)
     assert "bench" not in run("--help").stdout

@@ -1,4 +1,4 @@
-"""The four functions of the contract, the trace, the draft sampler, and the step's per-position rates and speedup."""
+"""The four functions of the rule, the trace, the draft sampler, and the step's per-position rates and speedup."""
 
 import copy
 import math

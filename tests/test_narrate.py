@@ -1,4 +1,4 @@
-"""specdec.narrate: SPEC's example, seeded random rows and their closeness, token labels, and the step in words."""
+"""specdec.narrate: the worked example, seeded random rows and their closeness, token labels, and the step in words."""
 
 import numpy as np
 import pytest

@@ -88,3 +88,24 @@ def test_the_guides_name_only_modules_and_files_that_exist():
         missing += [f"{path.name}: `{name}`" for name in sorted(names) if not _resolves(name)]
         missing += [f"{path.name}: link {link}" for link in sorted(links) if not (path.parent / link).exists()]
     assert missing == []
+
+
+def test_refresh_screenshots_copies_the_readme_pictures_from_the_explorers_screenshots(tmp_path):
+    import pathlib
+    import re
+    import shutil
+
+    import specdec.explore
+
+    root = pathlib.Path(specdec.__file__).parent.parent
+    shutil.copytree(root / ".ci", tmp_path / ".ci")
+    screenshots = tmp_path / "tests" / "browser" / "screenshots"
+    screenshots.mkdir(parents=True)
+    for name in specdec.explore.EXPLORERS:  # the browser tests save one picture per explorer class
+        (screenshots / f"{name}.png").write_bytes(name.encode())
+    result = subprocess.run(["bash", ".ci/refresh-screenshots", "--copy-only"], cwd=tmp_path, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    shown = set(re.findall(r"\]\(notebooks/images/([^)]+)\)", (root / "README.md").read_text(encoding="utf-8")))
+    copied = {path.name for path in (tmp_path / "notebooks" / "images").iterdir()}
+    assert shown and shown <= copied

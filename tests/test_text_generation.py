@@ -85,7 +85,7 @@ def test_gamma_zero_is_plain_generation_draw_for_draw(rhyme_pair):
 
 
 def test_the_loop_is_sample_draft_then_the_core_rule(rhyme_pair):
-    """The same text as a loop written here from the contract: γ draft draws, then speculative_step."""
+    """The same text as a loop written here from the rule: γ draft draws, then speculative_step."""
     target, draft = rhyme_pair
     gamma, n_tokens = 3, 50
     vocab = target.vocab

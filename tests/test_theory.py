@@ -12,7 +12,7 @@ from specdec import theory
 
 from .strategies import distribution_pairs, verify_inputs
 
-# SPEC.md's table: (α, c) -> (best γ, speedup rounded to 2 decimals).
+# The table of best γ the notebooks teach: (α, c) -> (best γ, speedup rounded to 2 decimals).
 SPEC_TABLE = [
     (0.6, 10, 3, 1.67), (0.6, 20, 4, 1.92), (0.6, 50, 6, 2.17),
     (0.7, 10, 4, 1.98), (0.7, 20, 6, 2.35), (0.7, 50, 8, 2.76),

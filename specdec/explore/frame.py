@@ -3,8 +3,9 @@
 An explorer subclasses `Explorer` and overrides `compute` (read the controls, call the math, update the picture,
 return the numbers on screen) and `describe` (those numbers as a `Readout`, rendered to HTML and to plain text; nothing
 is parsed back out of HTML). `presentation` is the one switch for a room. Figures come from `new_figure` inside
-`styled`; `FastRedraw` redraws only what changed (`png_bytes`, a full ``savefig``, is about 9 times as slow for the
-verify-step figure); `SliderNames` names the slider handles for screen readers. See ``specdec/explore/README.md``.
+`styled`; `FastRedraw` redraws only what changed (`png_bytes`, a full ``savefig``, takes about 3 to 10 times as long,
+by explorer: ``python -m benchmarks redraw``); `SliderNames` names the slider handles for screen readers. See
+``specdec/explore/README.md``.
 """
 
 from __future__ import annotations
