@@ -6,7 +6,7 @@ import pytest
 from specdec.explore.batch import BatchExplorer, TOKENS_PER_SEQUENCE
 from specdec.serving.batch import batch_run
 
-from .browser.explorer_moves import ExplorerCheck, Move
+from .browser.moves import ExplorerCheck, Move
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
 
 BROWSER_CHECK = ExplorerCheck("BatchExplorer", (

@@ -5,7 +5,7 @@ import pytest
 
 from specdec.explore.drafters import RUN_LENGTH, MAX_PROMPT, DraftersExplorer
 
-from .browser.explorer_moves import ExplorerCheck, Move
+from .browser.moves import ExplorerCheck, Move
 
 
 def prompt_options() -> list[str]:

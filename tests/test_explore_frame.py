@@ -5,8 +5,11 @@ import base64
 import importlib
 import inspect
 import io
+import json
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -632,3 +635,25 @@ def test_the_guide_names_every_explorer_and_the_current_goals():
     assert [name for name in EXPLORER_NAMES if f"`{name}`" not in text] == []
     for goal in ("median ≤ 50 ms", "95th percentile\n  ≤ 100 ms", "worst ≤ 250 ms"):
         assert goal in text
+
+
+def test_the_guide_s_table_lists_the_explorers_each_notebook_builds():
+    listed: dict[str, set] = {}
+    for number, cell in re.findall(r"^\| (\d\d) \| (.*) \|$", GUIDE.read_text(encoding="utf-8"), flags=re.M):
+        listed.setdefault(number, set()).update(re.findall(r"`(\w+Explorer)`", cell))
+    built = {}
+    for path in sorted(Path(specdec.explore.__file__).parents[2].joinpath("notebooks").glob("[0-9][0-9]_*.ipynb")):
+        code = "\n".join("".join(cell["source"]) for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                         if cell["cell_type"] == "code")
+        if names := set(re.findall(r"\b(\w+Explorer)\(", code)) & set(EXPLORER_NAMES):
+            built[path.name[:2]] = names
+    assert listed == built
+
+
+def test_every_explorer_has_its_browser_moves_whichever_test_module_is_imported_first():
+    probe = ("import tests.test_explore_load\n"  # it imports the moves' module, which gathers every test module's check
+             "from tests.browser.explorer_moves import EXPLORERS\n"
+             "print(sorted(check.picture for check in EXPLORERS.values()))")
+    root = Path(specdec.explore.__file__).parents[2]
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True)
+    assert result.stdout.strip() == str(sorted(EXPLORER_NAMES))

@@ -4,7 +4,7 @@ import pytest
 
 from specdec.explore.kv_cache import KV_GAMMA_RANGE, KVCacheExplorer, cache_run, plain_text, slot_kinds
 
-from .browser.explorer_moves import ExplorerCheck, Move
+from .browser.moves import ExplorerCheck, Move
 from .explorer_driving import assert_picture_is_a_full_render
 
 BROWSER_CHECK = ExplorerCheck("KVCacheExplorer", (

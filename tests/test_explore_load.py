@@ -6,7 +6,7 @@ import pytest
 from specdec.explore.load import LoadExplorer, curves_for
 from specdec.serving.load import LONG_CONTEXT, SHORT_CONTEXT
 
-from .browser.explorer_moves import ExplorerCheck, Move
+from .browser.moves import ExplorerCheck, Move
 from .explorer_driving import assert_picture_is_a_full_render
 
 BROWSER_CHECK = ExplorerCheck("LoadExplorer", (

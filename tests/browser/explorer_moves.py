@@ -9,16 +9,15 @@ values the page shows after the move, so it does not depend on the explorer's st
 
 An explorer that a notebook shows but that is missing here fails the browser test. A new explorer
 puts its check in its own test module instead, as ``BROWSER_CHECK = ExplorerCheck("XExplorer", ...)``
-in ``tests/test_explore_<name>.py``: `EXPLORERS` below gathers those too.
+in ``tests/test_explore_<name>.py`` (with ``from .browser.moves import ExplorerCheck, Move``): `EXPLORERS`
+below gathers those too, whichever module is imported first.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 import numpy as np
 
@@ -26,39 +25,7 @@ import specdec
 from specdec.narrate import narrate_trace
 from specdec.narrate import random_rows, spec_example, token_labels
 
-
-@dataclass(frozen=True)
-class Move:
-    """One change a learner makes, and the text the readout must contain after it.
-
-    Attributes
-    ----------
-    control : str
-        The control's label (a slider's description, a button's text).
-    action : str
-        ``"key:<Key>"``: focus the slider's handle and press the key (noUiSlider's keyboard support);
-        ``"drag:<pixels>"``: drag the slider's handle; ``"click"``: click the button;
-        ``"choose:<option>"``: pick that option of a dropdown.
-    expected : callable
-        Control values after the move (label -> value as shown) -> the strings the readout must contain.
-    """
-
-    control: str
-    action: str
-    expected: Callable[[dict], list[str]]
-
-
-@dataclass(frozen=True)
-class ExplorerCheck:
-    """The moves the browser test makes on one explorer, and the name of its screenshot.
-
-    `picture` is the name of the explorer's class in `specdec.explore`; the screenshot is saved as
-    ``<picture>.png`` after the first `picture_after` moves (0: as the notebook shows it).
-    """
-
-    picture: str
-    moves: tuple[Move, ...]
-    picture_after: int = 0
+from .moves import ExplorerCheck, Move
 
 
 def _normalised(weights) -> np.ndarray:
