@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 
 from specdec import palette
 
-from .explorer_driving import build, explorer_names
+from .explorer_driving import build, explorer_names, extreme_settings
 
 EXPLORER_NAMES = explorer_names()
 
@@ -213,3 +213,22 @@ def test_the_legend_check_finds_a_legend_on_the_data_and_one_past_the_panel():
     axes.get_legend().remove()
     axes.legend(loc="lower left")
     assert data_under_legends(figure) == []
+
+
+@pytest.mark.parametrize("compact_layout", [False, True], ids=["ordinary", "presentation"])
+@pytest.mark.parametrize("name", EXPLORER_NAMES)
+def test_no_legend_covers_the_data_with_any_slider_at_either_end(name, compact_layout):
+    from specdec.explore import presentation
+
+    presentation(compact_layout)
+    try:
+        explorer, problems = build(name), {}
+        for control, value in extreme_settings(explorer):  # one slider at a time, the others where they were
+            before = explorer.controls[control].value
+            explorer.controls[control].value = value
+            if found := data_under_legends(explorer.figure):
+                problems[f"{control} = {value}"] = found
+            explorer.controls[control].value = before
+    finally:
+        presentation(False)
+    assert problems == {}

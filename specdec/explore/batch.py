@@ -35,15 +35,15 @@ class BatchFigure(Picture):
             self.slots = self.slot_axes.bar(columns.ravel(), 0.8, bottom=rows.ravel() - 0.4, width=0.85,
                                             edgecolor="white", linewidth=0.6, **STYLES["rejected"])
             self.slot_axes.set(xlabel="slot in the pass", ylabel="sequence", xlim=(-0.6, g - 0.4), ylim=(b - 0.4, -0.6))
-            self.figure.legend(handles=[role_patch("accepted"), role_patch("resampled"), role_patch("bonus"),
-                                        role_patch("reject zone", "rejected slot")],
-                               loc="outside lower center", ncols=2 if compact() else 4, fontsize="small")
             self.pass_bars = self.pass_axes.barh(np.arange(b), np.zeros(b), height=0.7, **role_style("target"))
             self.slowest = self.pass_axes.axvline(np.nan, color=palette.HIGHLIGHT, linewidth=1.5, label="slowest")
             self.mean = self.pass_axes.axvline(np.nan, color=palette.NEUTRAL, linestyle="--", label="mean")
             self.pass_axes.set(xlabel=f"verify passes for {TOKENS_PER_SEQUENCE} tokens", ylabel="sequence",
                                xlim=(0, TOKENS_PER_SEQUENCE + 1), ylim=(b - 0.4, -0.6))
-            self.pass_axes.legend(loc="lower right", fontsize="small")
+            # One legend under both panels: inside the passes panel, the bars and lines reach it when α is low.
+            self.figure.legend(handles=[role_patch("accepted"), role_patch("resampled"), role_patch("bonus"),
+                                        role_patch("reject zone", "rejected slot"), self.slowest, self.mean],
+                               loc="outside lower center", ncols=3, fontsize="small")
         self.fast = FastRedraw(self.figure, changing=[*self.slots, *self.pass_bars, self.slowest, self.mean])
 
     def update(self, roles, passes, slowest, mean) -> None:

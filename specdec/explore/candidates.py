@@ -83,7 +83,9 @@ class CandidatesFigure(Picture):
                                            markeredgewidth=2, label="chosen k")
             k_axes.set(title="P(some candidate is accepted)", xlabel="number of candidates k",
                        ylabel="probability", xlim=(0.5, max_k + 0.5), ylim=(0, 1.05), xticks=ks)
-            k_axes.legend(loc="lower right")
+            # compact: beside the panel too (in it, the legend's corner met the curve at k = 2 … 3)
+            k_axes.legend(**(dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0) if short
+                             else dict(loc="lower right")))
         self.fast = FastRedraw(self.figure, [*law_axes.patches, *law_axes.lines, self.law_title, *k_axes.lines])
 
     def update(self, accepted, resampled, target, draft, frequencies, k: int, exact_curve, rule_curve,

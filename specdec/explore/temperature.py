@@ -42,7 +42,7 @@ class TemperatureFigure(Picture):
 
     def __init__(self, labels, temperatures):
         small = compact()  # presentation mode: shorter labels, fewer ticks, more room above 1 for the legends
-        axis = dict(ylim=(0, 2.0 if small else 1.5), yticks=np.linspace(0, 1, 3 if small else 6))
+        axis = dict(ylim=(0, 2.2 if small else 1.5), yticks=np.linspace(0, 1, 3 if small else 6))
         positions, zeros = np.arange(len(labels)), np.zeros(len(labels))
         pick = dict(linestyle="none", marker="v", markersize=10, markeredgecolor=palette.HIGHLIGHT)
         target, draft = palette.ROLES["target"], palette.ROLES["draft"]
