@@ -191,6 +191,21 @@ def test_one_uniform_for_all_differs_only_from_position_one_on(case):
         assert broken[0][0] == correct[0][0]  # the first uniform is the same draw
 
 
+@pytest.mark.parametrize("first_uniform, seed", [(0.25, 1), (0.75, 4)])
+def test_one_uniform_for_all_judges_position_one_on_the_first_uniform(first_uniform, seed):
+    # Token 0 at both positions: thresholds min(1, 0.5/0.5) = 1, then min(1, 0.25/0.5) = 0.5. The first uniform
+    # passes position 0 either way; reused at position 1, 0.25 passes and 0.75 rejects (the residual is token 1).
+    # The seeds make the correct rule's second uniform fall on the other side of 0.5 (0.58 and 0.17).
+    target_probs = np.array([[0.5, 0.5], [0.25, 0.75], [0.5, 0.5]])
+    draft_probs = np.array([[0.5, 0.5], [0.5, 0.5]])
+    broken = BROKEN_RULES["one_uniform_for_all"].function(target_probs, draft_probs, [0, 0],
+                                                          rigged_generator(first_uniform, seed))
+    correct = speculative_step(target_probs, draft_probs, [0, 0], rigged_generator(first_uniform, seed))
+    reused_passes = first_uniform < 0.5
+    assert broken[:2] == ([0, 0] if reused_passes else [0, 1]) and len(broken) == (3 if reused_passes else 2)
+    assert correct[:2] == ([0, 1] if reused_passes else [0, 0])
+
+
 @settings(max_examples=50, deadline=None)
 @given(step_cases)
 def test_always_accept_emits_the_draft_and_draws_only_the_bonus(case):
@@ -250,6 +265,7 @@ def test_every_broken_rule_is_detected_at_200000_steps(rule):
     p_value, verdict = biased_p_value(rule, tokens, counts)
     assert p_value < 1e-6, verdict
     assert verdict.startswith("fails:")
+    assert not check_steps(tokens, counts, target_probs, draft_probs).passed  # the whole check fails too
 
 
 @pytest.mark.parametrize("rule", BROKEN_RULES.values(), ids=list(BROKEN_RULES))

@@ -68,7 +68,7 @@ def test_bad_step_arguments_fail_before_any_draw(function, what, arguments, erro
         (0, ["rng", "numpy.random.Generator", "int", "np.random.default_rng(seed)"]),
         (np.random.RandomState(0), ["RandomState", "np.random.default_rng(seed)"]),
         (None, ["NoneType", "np.random.default_rng(seed)"]),
-        ("seed", ["str"]),
+        ("seed", ["rng must be a numpy.random.Generator, got str"]),
     ],
 )
 def test_rng_must_be_a_generator(rng, words):
@@ -180,7 +180,7 @@ def test_real_array_converts_every_real_kind_and_copies_nothing_it_need_not():
         ([10**30], 1, TypeError, ["object"]),
         ([[1, 2]], 1, ValueError, ["1-D", "shape (1, 2)"]),
         ([1, 2], 2, ValueError, ["2-D", "shape (2,)"]),
-        ("12", 1, TypeError, ["str"]),
+        ("12", 1, TypeError, ["ids must be a 1-D array of integer token ids, got str"]),
     ],
 )
 def test_integers_refuses_anything_but_integers(value, ndim, error, words):

@@ -10,6 +10,7 @@ from specdec.variants.multi_candidate import acceptance_by_k, multi_candidate_la
 from specdec.variants.pairs import draft_with_acceptance, geometric_target
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
+from .notebook_markdown import NOTEBOOKS, markdown_cells
 from .test_explore_legends import check_entry, legend_entries
 
 
@@ -92,6 +93,7 @@ def test_the_rule_and_n_controls_and_the_broken_rules_are_caught():
 
 
 def test_the_try_this_items_of_notebook_08_from_the_states_they_name():
+    assert "(TV 0.018)" in "\n".join(markdown_cells(NOTEBOOKS / "08_several_candidates_and_trees.ipynb"))
     # "At α = 0.5 and k = 2": the stale residual overshoots p and is caught at n = 10,000 ...
     explorer = CandidatesExplorer(k=2, alpha=0.5, rule="stale residual", n=10_000)
     assert explorer.shown["accepted_by_k"][1] > explorer.shown["exact_by_k"][1]
@@ -105,14 +107,14 @@ def test_the_try_this_items_of_notebook_08_from_the_states_they_name():
 
 
 @pytest.mark.parametrize("arguments, error, words", [
-    (dict(k=7), ValueError, "k"),
+    (dict(k=7), ValueError, "k must be an integer in 1 … 6, got 7"),
     (dict(alpha=0.1), ValueError, "alpha"),
     (dict(rule="fast"), ValueError, "rule"),
     (dict(n=5), ValueError, "n must be one of"),
     (dict(seed=-1), ValueError, "seed"),
 ])
 def test_bad_arguments_name_themselves(arguments, error, words):
-    with pytest.raises(error, match=words):
+    with pytest.raises(error, match=rf"^{words}\b"):  # the message starts by naming the argument
         CandidatesExplorer(**arguments)
 
 

@@ -8,6 +8,7 @@ from specdec.variants.lossy_acceptance import lossy_law
 from specdec.variants.pairs import draft_with_acceptance, geometric_target
 
 from .explorer_driving import assert_picture_is_a_full_render, slider_positions
+from .notebook_markdown import NOTEBOOKS, markdown_cells
 from .test_explore_legends import check_entry, legend_entries
 
 
@@ -68,6 +69,9 @@ def test_every_rule_of_the_lossy_explorer(lossy):
 
 
 def test_what_notebook_09_says_of_the_lossy_explorer():
+    # The figures below are the lesson's: its text states them, and the explorer must show them.
+    lesson = "\n".join(markdown_cells(NOTEBOOKS / "09_lossy_shortcuts_and_adaptive_gamma.ipynb"))
+    assert all(figure in lesson for figure in ("0.946", "0.413", "λ = 0.35", "0.485 against 0.600", "0.885", "0.102"))
     explorer = LossyExplorer()  # typical acceptance, the draft that over-trusts B
     def at(**settings):
         with explorer.batch():

@@ -224,10 +224,30 @@ def test_the_first_picture_counts_only_what_it_shows_and_reports_progress(monkey
     assert counted == [] and messages == ["done"]
 
 
-def test_progress_is_shown_only_in_a_notebook():
+def test_progress_is_shown_only_in_a_notebook(capsys, monkeypatch):
     report = text_module.ProgressLine("Preparing")
     report("reading")  # outside a notebook: nothing shown, nothing raised
     report.done()
+    assert capsys.readouterr().out == "" and report.handle is None
+
+    shown = []
+
+    class Handle:
+        def update(self, bundle, raw):
+            shown.append(("update", bundle["text/plain"]))
+
+    def display(bundle, raw, display_id):
+        shown.append(("display", bundle["text/plain"]))
+        return Handle()
+
+    monkeypatch.setattr(text_module, "get_ipython", lambda: type("Shell", (), {"kernel": object()})())
+    monkeypatch.setattr(text_module, "display", display)
+    report = text_module.ProgressLine("Preparing")
+    report("reading")
+    report("counting")
+    report.done()
+    assert shown == [("display", "Preparing: reading …"), ("update", "Preparing: counting …"), ("update", "")]
+    assert report.handle is None
 
 
 def test_coloured_text_marks_every_character_with_its_origin():
@@ -281,12 +301,12 @@ def test_the_legend_names_each_origin_shown():
     ({"seed": -1}, ValueError, "seed"),
     ({"prompt": None}, TypeError, "prompt"),
     ({"length": 0}, ValueError, "length"),
-    ({"c": 0}, ValueError, "c"),
+    ({"c": 0}, ValueError, "c must be an integer in 1 … 100, got 0"),
     ({"seed_spread": "yes"}, TypeError, "seed_spread"),
 ])
 def test_bad_arguments(kwargs, error, words):
     arguments = {"corpus": CORPUS, **kwargs}
-    with pytest.raises(error, match=words):
+    with pytest.raises(error, match=rf"^{words}\b"):  # the message starts by naming the argument
         TextExplorer(**arguments)
 
 

@@ -154,3 +154,16 @@ def test_max_deviation_by_size_against_direct_computation():
 def test_no_samples_means_nothing_to_test():
     fit = goodness_of_fit(np.array([], dtype=int), [0.5, 0.5])
     assert fit.n == 0 and fit.passed and math.isnan(fit.tv) and "no samples" in fit.verdict
+
+
+def test_the_whole_check_fails_when_one_position_alone_is_wrong():
+    target_probs, draft_probs, _ = spec_example()
+    tokens, counts = sample_steps(target_probs, draft_probs, 200_000, np.random.default_rng(4))
+    assert check_steps(tokens, counts, target_probs, draft_probs).passed
+    relabelled = tokens.copy()  # tokens 0 and 1 swapped at position 1: the counts keep their law, p₁ does not
+    reached = counts >= 2
+    second = relabelled[reached, 1]
+    relabelled[reached, 1] = np.where(second == 0, 1, np.where(second == 1, 0, second))
+    check = check_steps(relabelled, counts, target_probs, draft_probs)
+    assert check.counts.passed and check.positions[0].passed and not check.positions[1].passed
+    assert not check.passed
