@@ -80,7 +80,8 @@ class LoadExplorer(Explorer):
 
     title = "Speculation under load"
 
-    @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*DRAFT_GAMMA_SLIDER_RANGE), alpha=Probability())
+    @checked(context=OneOf(SHORT_CONTEXT, LONG_CONTEXT), gamma=Count(*DRAFT_GAMMA_SLIDER_RANGE),
+             alpha=Probability())
     def __init__(self, context=SHORT_CONTEXT, gamma=4, alpha=0.8):
         controls = {"context": labelled(widgets.Dropdown, "context", label_above="compact",
                                         options=list(CONTEXTS.items()), value=context),

@@ -19,7 +19,7 @@ from ..theory import (best_draft_lengths, break_even_acceptance_rate, expected_t
 from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
                     panel_axes, role_patch, role_style, slider, styled)
 
-COST_RANGE = (1, COST_SLIDER_MAX)  #: the cost-ratio slider's range: c = 1 (the draft as slow as the target) to 100
+COST_RANGE = (1, COST_SLIDER_MAX)  #: the cost-ratio slider's range: from c = 1, the draft as slow as the target
 LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)  #: the tops the E[N] and speedup axes may take
 HEADROOM = 0.15  #: the room above the largest value, as a fraction of it
 MIN_TOKEN_SLOTS = 4  #: the fewest k slots the P(N = k) panel shows
