@@ -4,9 +4,7 @@ A public function says in one decorator what each argument must be, ``@checked(a
 each constraint returns the clean value the body receives, or raises a `ValueError` / `TypeError` naming the argument,
 what was wrong and what is expected, before the body runs: a bad call never consumes a random draw. Arrays are read
 with `real_array` or `Integers`, never ``np.asarray(value, dtype=float)``, which drops imaginary parts and truncates.
-
->>> GAMMA_SLIDER_MAX <= TIMELINE_GAMMA_SLIDER_MAX <= DEFAULT_MAX_GAMMA <= MAX_GAMMA
-True
+The ranges of the explorers' controls are not here: the shared ones are in `specdec.explore.frame`.
 """
 
 from __future__ import annotations
@@ -18,28 +16,12 @@ import numbers
 
 import numpy as np
 
-# The limits and defaults of specdec's functions (γ, V, the γ search range) and the ranges of the explorers' common
-# controls (γ, V, seed, cost-ratio and temperature sliders), in one place: import them, never copy a number. A range
-# of one explorer's own control (an n-gram order, a batch size, a tree's width) is a constant of its module. A
-# control's bounds are its check: an explorer does not check them again.
+# The limits and defaults of specdec's functions (γ, V, the γ search range), in one place: import them, never copy a
+# number.
 MAX_GAMMA = 64  #: the largest draft length γ a function that builds a verify step from a size accepts
 MAX_VOCAB = 1_000_000  #: the largest vocabulary a function that builds rows from a size accepts (real: ~10⁵)
 DEFAULT_MAX_GAMMA = 20  #: the γ search range unless told otherwise (`optimal_gamma`; a γ schedule's longest)
 LARGEST_MAX_GAMMA = 1_000  #: the longest draft `optimal_gamma` searches: past any useful γ, a search of ms
-GAMMA_SLIDER_MAX = 8  #: the verify-step explorer's γ slider: 0 … 8 draft tokens fit its picture, a column each
-TIMELINE_GAMMA_SLIDER_MAX = 10  #: the hardware timeline's γ slider: 0 … 10
-DRAFT_GAMMA_SLIDER_RANGE = (1, 8)  #: the γ slider of the drafters, batch and load explorers: 1 … 8 draft tokens
-VOCAB_SLIDER_MIN = 2  #: the smallest vocabulary a V slider offers
-VOCAB_SLIDER_MAX = 64  #: the verify-step explorer's V slider: up to 64 tokens
-ONE_TOKEN_VOCAB_SLIDER_MAX = 12  #: the one-token explorer's V slider: each token has its own bar and label
-DERIVATION_VOCAB_MAX = 8  #: the derivation explorer gives one slider per token to at most this many tokens
-SEED_SLIDER_MAX = 99  #: the largest seed a seed slider offers
-STEP_SEED_SLIDER_MAX = 999  #: the verify-step explorer's seed slider goes further: 0 … 999
-STEPS_SLIDER_MIN = 100  #: the fewest steps of the Monte Carlo log slider (the most: `sampled_runs.MAX_STEPS`)
-TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature explorer's sliders offer 0 … 3
-CANDIDATES_SLIDER_MAX = 6  #: the candidates explorer's k slider: 1 … 6 (k ≤ V: k distinct candidates exist)
-PASS_TIME_SLIDER_MAX_MS = 3.0  #: the timeline's fixed time per pass, 0 … 3 ms (`hardware.Accelerator.pass_overhead`)
-COST_SLIDER_MAX = 100  #: the cost-ratio sliders (c = time of a target pass / time of a draft pass): 1 … 100
 SUM_TOLERANCE = 1e-6  #: how far a row may sum from 1 and still count as a probability distribution
 
 _FLOAT64 = np.dtype(np.float64)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 import specdec.explore
+from specdec.validation import DEFAULT_MAX_GAMMA, MAX_GAMMA, MAX_VOCAB
 from specdec.explore.frame import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, CSS, DPI, LONG_LABEL_CHARS, MIN_HEADING_PX,
                                    MIN_TEXT_PX, MIN_TRACK_PX, WIDEST_FIGURE_INCHES, Explorer, FastRedraw, Readout, bold,
                                    compact, enlarge_small_text, figure_scale, heading_texts, line, new_figure,
@@ -261,6 +262,15 @@ def test_every_control_of_every_explorer_with_a_long_label_or_long_options_is_ma
         marked = CSS["label_above"] in control._dom_classes
         assert must <= marked <= may, (name, getattr(control, "description", ""), "marked" if marked else "unmarked")
 
+
+
+@pytest.mark.parametrize("name", EXPLORER_NAMES)
+def test_every_draft_length_and_vocabulary_a_slider_offers_is_one_the_math_accepts(name):
+    sizes = {"gamma": DEFAULT_MAX_GAMMA, "vocab": MAX_VOCAB}  # the γ search range, so a chosen γ is one searched
+    offered = {control_name: control.max for control_name, control in built(name).controls.items()
+               if control_name in sizes}
+    assert all(largest <= sizes[control_name] for control_name, largest in offered.items()), (name, offered)
+    assert DEFAULT_MAX_GAMMA <= MAX_GAMMA
 
 def test_the_label_above_rule_can_fail():
     long_options = widgets.Dropdown(options=["broken: draft sampled at T = 0.5, raw q in the ratio"],

@@ -10,9 +10,9 @@ from matplotlib.text import Text
 import specdec
 from specdec import hardware, palette
 from specdec.explore import TimelineExplorer, presentation
-from specdec.explore.frame import COMPACT_FIGURE_INCHES, DPI, png_bytes
-from specdec.explore.timeline import PLAIN_ROW, SPECULATIVE_ROW, TIMELINE_TOKENS, TOKEN_ROW, TimelineFigure, ms
-from specdec.validation import SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX
+from specdec.explore.frame import COMPACT_FIGURE_INCHES, DPI, SEED_SLIDER_MAX, png_bytes
+from specdec.explore.timeline import (PLAIN_ROW, SPECULATIVE_ROW, TIMELINE_GAMMA_SLIDER_MAX, TIMELINE_TOKENS, TOKEN_ROW,
+                                      TimelineFigure, ms)
 
 from .explorer_driving import assert_picture_is_a_full_render, pixels, slider_positions
 

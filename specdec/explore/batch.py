@@ -11,10 +11,10 @@ import numpy as np
 
 from .. import palette
 from ..core import expected_tokens
-from ..validation import DRAFT_GAMMA_SLIDER_RANGE, SEED_SLIDER_MAX, Count, Probability, checked
+from ..validation import Count, Probability, checked
 from ..serving.batch import batch_run
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
-                    panel_axes, role_patch, role_style, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, DRAFT_GAMMA_SLIDER_RANGE, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture,
+                    Readout, bold, compact, line, new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 BATCH_RANGE = (1, 12)
 #: Tokens each sequence generates.

@@ -12,15 +12,17 @@ import numpy as np
 
 from .. import palette
 from ..goodness_of_fit import format_p_value, goodness_of_fit
-from ..validation import CANDIDATES_SLIDER_MAX, SEED_SLIDER_MAX, Between, Count, OneOf, checked
+from ..validation import Between, Count, OneOf, checked
 from ..narrate import token_labels
 from ..theory import tv_distance
 from ..variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from ..variants.multi_candidate import multi_candidate_law, sample_multi_candidate
 from ..variants.pairs import draft_with_acceptance, geometric_target
 from .derivation import set_stack, target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, panel_axes, role_style, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact,
+                    labelled, line, new_figure, panel_axes, role_style, slider, styled)
+
+CANDIDATES_SLIDER_MAX = 6  #: the candidates explorer's k slider: 1 … 6 (k ≤ V: k distinct candidates exist)
 
 CANDIDATE_TARGET = geometric_target(6, 0.55)  #: the target row: six tokens, p(x) ∝ 0.55^x
 CANDIDATE_ALPHA_RANGE = (0.3, 1.0)  #: the α slider's range: `draft_with_acceptance` has drafts for this p from 0.3

@@ -13,9 +13,11 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 from .. import palette
 from ..output_law import position_law
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
-from ..validation import DERIVATION_VOCAB_MAX, Distribution, checked
+from ..validation import Distribution, checked
 from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
                     slider, styled)
+
+DERIVATION_VOCAB_MAX = 8  #: the derivation explorer gives one slider per token to at most this many tokens
 
 
 def target_and_draft_marks(axes, positions, draft_size: float, **target_style):

@@ -13,10 +13,10 @@ import numpy as np
 from matplotlib.ticker import FixedLocator
 
 from .. import palette
-from ..validation import SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, checked
+from ..validation import Count, checked
 from ..divergence import CLOUD_SIZE, MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, pair_cloud, pinsker_bound
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
-                    panel_axes, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Explorer, FastRedraw,
+                    Picture, Readout, bold, compact, line, new_figure, panel_axes, slider, styled)
 
 #: The largest KL(p‖q) the KL axis shows, in nats, and its ticks.
 KL_AXIS_MAX = 5.0

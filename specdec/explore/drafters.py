@@ -19,10 +19,10 @@ from ..neural.measure import (DRAFTERS, FRONTIER_TEMPERATURES, CHAIN_GAMMA, REPE
                               build_drafter, committed_measurements, cost_of, describe_drafter, held_out_prompts,
                               measure_drafter)
 from ..neural.costs import predicted_speedup
-from ..validation import DRAFT_GAMMA_SLIDER_RANGE, Between, Count, OneOf, checked
+from ..validation import Between, Count, OneOf, checked
 from .text import origin_html
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, panel_axes, role_style, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, DRAFT_GAMMA_SLIDER_RANGE, Explorer, FastRedraw, Picture, Readout, bold,
+                    compact, labelled, line, new_figure, panel_axes, role_style, slider, styled)
 
 RUN_LENGTH = 64  #: characters generated per run
 #: Slider ranges (γ of the chains: `DRAFT_GAMMA_SLIDER_RANGE`): the Medusa tree's width and depth, the temperature

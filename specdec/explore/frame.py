@@ -52,6 +52,17 @@ COMPACT_SIDE_EM = 16  #: in the compact layout, the width of the column beside t
 KEY_LINES = 4  #: at most this many lines are key lines when a readout marks none itself
 _POINTS_PER_INCH = 72.0
 
+# The ranges of the controls several explorers share, in one place: import them, never copy a number. A range of one
+# explorer's own control (an n-gram order, a batch size, a tree's width) is a constant of its module. A control's
+# bounds are its check: an explorer does not check them again. Every γ offered is one `validation.MAX_GAMMA` accepts.
+GAMMA_SLIDER_MAX = 8  #: the verify-step explorer's γ slider: 0 … 8 draft tokens fit its picture, a column each
+DRAFT_GAMMA_SLIDER_RANGE = (1, 8)  #: the γ slider of the drafters, batch and load explorers: 1 … 8 draft tokens
+VOCAB_SLIDER_MIN = 2  #: the smallest vocabulary a V slider offers
+VOCAB_SLIDER_MAX = 64  #: the verify-step explorer's V slider: up to 64 tokens
+SEED_SLIDER_MAX = 99  #: the largest seed a seed slider offers
+STEP_SEED_SLIDER_MAX = 999  #: the verify-step explorer's seed slider goes further: 0 … 999
+COST_SLIDER_MAX = 100  #: the cost-ratio sliders (c = time of a target pass / time of a draft pass): 1 … 100
+
 #: CSS class names on the frame's parts (for browser tests and the style sheet below).
 CSS = {"explorer": "specdec-explorer", "title": "specdec-title", "controls": "specdec-controls",
        "body": "specdec-body", "picture": "specdec-picture", "readout": "specdec-readout",

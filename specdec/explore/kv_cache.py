@@ -15,11 +15,11 @@ from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
 from .. import palette
-from ..validation import SEED_SLIDER_MAX, Count, OneOf, checked
+from ..validation import Count, OneOf, checked
 from ..neural import greedy_text, load_draft, load_target
 from ..serving.kv_cache_steps import CACHE_RULES, generate_with_caches
-from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure, role_patch,
-                    role_style, slider, styled)
+from .frame import (SEED_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure,
+                    role_patch, role_style, slider, styled)
 
 #: The prompt and the characters each run generates.
 PROMPT = "Return the "

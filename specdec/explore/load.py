@@ -12,9 +12,9 @@ import numpy as np
 from .. import palette
 from ..hardware import ACCELERATORS, MODELS, cluster
 from ..serving.load import LOAD_BATCHES, LONG_CONTEXT, SHORT_CONTEXT, load_curves
-from ..validation import DRAFT_GAMMA_SLIDER_RANGE, Count, OneOf, Probability, checked
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, panel_axes, slider, styled)
+from ..validation import Count, OneOf, Probability, checked
+from .frame import (COMPACT_FIGURE_INCHES, DRAFT_GAMMA_SLIDER_RANGE, Explorer, FastRedraw, Picture, Readout, bold,
+                    compact, labelled, line, new_figure, panel_axes, slider, styled)
 
 DEVICES = cluster(ACCELERATORS["H100 SXM"], 4)
 TARGET_MODEL, DRAFT_MODEL = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]

@@ -16,10 +16,12 @@ from ..goodness_of_fit import format_p_value
 from ..output_law import reach_probabilities, token_count_law
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, token_labels
 from ..sampled_runs import MAX_STEPS, SampledRuns, deviation_guide
-from ..validation import SEED_SLIDER_MAX, STEPS_SLIDER_MIN, Count, OneOf, StepRows, checked
+from ..validation import Count, OneOf, StepRows, checked
 from .derivation import target_and_draft_marks
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact,
+                    labelled, line, new_figure, slider, styled)
+
+STEPS_SLIDER_MIN = 100  #: the fewest steps of the Monte Carlo log slider (the most: `sampled_runs.MAX_STEPS`)
 
 MAX_SHOWN_VOCAB = 26  #: the most tokens the token panel shows
 SAMPLED_HATCH = "||"  #: sampled frequencies' hatch (grey, and unlike every role's hatch: measured, not a role)

@@ -14,12 +14,13 @@ from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from .. import palette, validation
 from ..core import acceptance_rate, expected_tokens, residual_distribution
-from ..validation import (GAMMA_SLIDER_MAX, ONE_TOKEN_VOCAB_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MIN,
-                          Count, Probability, checked)
+from ..validation import Count, Probability, checked
 from ..narrate import SPEC_DRAFT_PROBS, SPEC_TARGET_PROBS, random_rows, token_labels
 from ..theory import kl_divergence, tv_distance
-from .frame import (Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure, nice_top, role_style,
-                    slider, styled, table)
+from .frame import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MIN, Explorer, FastRedraw, Picture, Readout,
+                    bold, compact, line, new_figure, nice_top, role_style, slider, styled, table)
+
+ONE_TOKEN_VOCAB_SLIDER_MAX = 12  #: the one-token explorer's V slider: each token has its own bar and label
 
 WEIGHT_STEP = 0.01  #: the weight sliders' step; presets round to it, so that a slider shows exactly its weight
 NEW_TOKEN_WEIGHT = 0.1  #: the weight of p and of q that a token starts with when a larger V first brings it in

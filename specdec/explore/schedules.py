@@ -12,11 +12,11 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import palette
-from ..validation import COST_SLIDER_MAX, Count, InstanceOf, OrNone, checked
+from ..validation import Count, InstanceOf, OrNone, checked
 from ..theory import optimal_gamma, speedup
 from ..variants.adaptive_gamma import ScheduleComparison, stdlib_comparison
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, COST_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact,
+                    labelled, line, new_figure, slider, styled)
 
 #: How many verify steps the left panel draws.
 SCHEDULE_STEPS = 120

@@ -13,11 +13,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..palette import ACCEPTED, BONUS, DRAFT, HIGHLIGHT, NEUTRAL, RESAMPLED, TARGET
-from ..validation import COST_SLIDER_MAX, DEFAULT_MAX_GAMMA, Count, Probability, checked
+from ..validation import DEFAULT_MAX_GAMMA, Count, Probability, checked
 from ..theory import (best_draft_lengths, break_even_acceptance_rate, expected_tokens, optimal_gamma, speedup,
                       speedup_table, token_count_distribution)
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
-                    panel_axes, role_patch, role_style, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, COST_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 COST_RANGE = (1, COST_SLIDER_MAX)  #: the cost-ratio slider's range: from c = 1, the draft as slow as the target
 LIMITS = (1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25)  #: the tops the E[N] and speedup axes may take

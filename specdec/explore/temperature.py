@@ -16,9 +16,11 @@ from ..core import acceptance_rate
 from ..narrate import token_labels
 from ..temperature import alpha_over_temperatures, related_logits, softmax
 from ..theory import tv_distance
-from ..validation import SEED_SLIDER_MAX, TEMPERATURE_SLIDER_MAX, Between, Count, checked
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, line, new_figure,
-                    panel_axes, role_style, slider, styled)
+from ..validation import Between, Count, checked
+from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact, line,
+                    new_figure, panel_axes, role_style, slider, styled)
+
+TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature explorer's sliders offer 0 … 3
 
 #: The logits' vocabulary; the temperatures' step on the sliders and the curves.
 TEMPERATURE_VOCAB = 10

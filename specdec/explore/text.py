@@ -19,12 +19,12 @@ from matplotlib.patches import Patch
 from .. import palette
 from ..palette import ORIGIN_COLOURS
 from ..core import expected_tokens, speedup
-from ..validation import COST_SLIDER_MAX, Between, Count, InstanceOf, OrNone, checked
+from ..validation import Between, Count, InstanceOf, OrNone, checked
 from ..text import (Generation, corpus as corpus_module, fitted_model, mean_acceptance_rate, sample_contexts,
                     speculative_generate)
 from ..text.repeated_runs import runs_over_seeds
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, panel_axes, role_patch, role_style, slider, styled)
+from .frame import (COMPACT_FIGURE_INCHES, COST_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact,
+                    labelled, line, new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 #: Ranges of the sliders: the draft's n-gram order (small), the target's (larger), γ and the temperature.
 DRAFT_ORDER_RANGE, TARGET_ORDER_RANGE, TEXT_GAMMA_RANGE, TEMPERATURE_RANGE = (1, 4), (4, 7), (1, 10), (0.2, 2.0)

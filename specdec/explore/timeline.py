@@ -14,10 +14,12 @@ from matplotlib.path import Path
 from matplotlib.ticker import NullLocator
 
 from .. import hardware, palette
-from ..validation import (PASS_TIME_SLIDER_MAX_MS, SEED_SLIDER_MAX, TIMELINE_GAMMA_SLIDER_MAX, Between, Count, OneOf,
-                          Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, role_patch, role_style, slider, styled)
+from ..validation import Between, Count, OneOf, Probability, checked
+from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture, Readout, bold, compact,
+                    labelled, line, new_figure, role_patch, role_style, slider, styled)
+
+TIMELINE_GAMMA_SLIDER_MAX = 10  #: the hardware timeline's γ slider: 0 … 10
+PASS_TIME_SLIDER_MAX_MS = 3.0  #: the timeline's fixed time per pass, 0 … 3 ms (`hardware.Accelerator.pass_overhead`)
 
 #: Vertical extent of each row of the timeline (bottom, top).
 PLAIN_ROW, SPECULATIVE_ROW, TOKEN_ROW = (2.55, 3.25), (1.35, 2.05), (0.55, 1.15)

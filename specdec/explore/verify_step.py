@@ -26,10 +26,10 @@ from matplotlib.transforms import offset_copy
 from .. import palette
 from ..core import acceptance_rates, expected_tokens_for_rates
 from ..narrate import draw_total, frame_at, narrate_trace, seeded_step, subscript, token_labels
-from ..validation import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN, Count, OneOf,
-                          Probability, checked)
-from .frame import (COMPACT_FIGURE_INCHES, Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line,
-                    new_figure, nice_top, role_patch, role_style, slider, styled)
+from ..validation import Count, OneOf, Probability, checked
+from .frame import (COMPACT_FIGURE_INCHES, GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MAX, VOCAB_SLIDER_MIN,
+                    Explorer, FastRedraw, Picture, Readout, bold, compact, labelled, line, new_figure, nice_top,
+                    role_patch, role_style, slider, styled)
 
 #: The choices of the "rows" menu: value -> (label, draft tokens, seed of the worked example). None: random.
 #: The labels name no seed: the seed slider, which the learner may move, says which one is in use.
