@@ -36,6 +36,15 @@ def test_both_are_exact_for_one_candidate_and_biased_for_two():
     np.testing.assert_allclose(without_replacement_law(p, q, 2), [1 / 3, 1 / 3, 1 / 3, 0.0], atol=1e-12)
 
 
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_the_stale_law_is_p_for_several_candidates_only_when_the_overlap_is_proportional_to_p(k):
+    target = np.array([0.5, 0.5, 0.0, 0.0])
+    proportional = np.array([0.25, 0.25, 0.5, 0.0])  # min(p, q) = 0.5·p, α = 0.5
+    skewed = np.array([0.4, 0.1, 0.5, 0.0])  # min(p, q) = (0.4, 0.1): not proportional to p
+    np.testing.assert_allclose(stale_residual_law(target, proportional, k), target, atol=1e-15)
+    assert tv_distance(stale_residual_law(target, skewed, k), target) > 0.05
+
 @pytest.mark.parametrize("name", sorted(BROKEN_CANDIDATE_RULES))
 def test_each_sampler_follows_its_own_law(name):
     rule = BROKEN_CANDIDATE_RULES[name]

@@ -40,7 +40,8 @@ def stale_residual_law(target, draft, k) -> np.ndarray:
 
     Candidate j is tried with probability (1 − α)^(j−1) and accepts x with probability
     min(p(x), q(x)); after k rejections the draw is from r = norm(max(0, p − q)):
-    law = min(p, q)·(1 − (1 − α)^k)/α + (1 − α)^k·r, which is p only for k = 1.
+    law = min(p, q)·(1 − (1 − α)^k)/α + (1 − α)^k·r, which is p for k = 1 and, for k > 1, only when
+    min(p, q) = α·p (then r = p too, as when p = q).
 
     >>> stale_residual_law([0.5, 0.5], [0.9, 0.1], 1)
     array([0.5, 0.5])
