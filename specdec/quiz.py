@@ -248,8 +248,9 @@ predict_speedup · application · c
 
 # Where the time goes
 verify_pass_time · application · a
-In the roofline cost model, a 70B target at batch 1 on an H100 SXM (about 295 FLOPs per byte read) takes about 42 ms
-    for a pass over one position. About how long does the verify pass over γ + 1 = 5 positions take?
+In the roofline cost model, a 70B target at batch 1 at one H100 SXM's speeds (about 295 FLOPs per byte read; its
+    140 GB of weights would in fact need two of them) takes about 42 ms for a pass over one position. About how long
+    does the verify pass over γ + 1 = 5 positions take?
 (a) About 42 ms, the same as over one position. :: At batch 1 the pass does about 5 FLOPs per byte it reads, far
     below 295: reading the weights sets the time, and one read serves all five positions. In this cost model the two
     times are equal; real kernels lose a little before the bend.
@@ -286,8 +287,9 @@ Does greedy decoding (temperature 0 for both models) change the acceptance rate 
 (a) No: α depends only on the two models. :: α depends on the distributions actually used, and temperature changes
     them.
 (b) Yes: each position's α becomes 1 where the argmaxes agree and 0 where they do not. For real model pairs the
-    average is usually higher than at T = 1. :: Leviathan et al. (Table 3) measure T5-small 0.75 greedy against 0.62
-    at T = 1, and greedy α higher or equal for every pair but one (a 6M draft for a 97M target, 0.88 against 0.89):
+    average is usually higher than at T = 1. :: Leviathan et al. (arxiv.org/abs/2211.17192, Table 3) measure T5-small
+    drafting for T5-XXL on English→German 0.75 greedy against 0.62 at T = 1, and greedy α higher or equal for every
+    pair but one (a 6M draft for a 97M target, 0.88 against 0.89):
     real models agree on the argmax of easy tokens very often. The Gaussian toy logits of notebook 06 do not, which
     is why the toy shows the opposite.
 (c) Yes: greedy decoding always makes α = 0. :: Only where the two argmaxes differ.
@@ -321,10 +323,10 @@ In notebook 07 the 3-gram draft passes about half of its characters (α ≈ 0.55
     does.
 
 alpha_varies · application · c
-Half of a text's contexts give α = 0.9 and half give α = 0.1, and each step stays within one kind of context. With γ
-    = 2, how many tokens does a target call yield on average?
+Half of the target calls on a text fall in contexts with α = 0.9 and half in contexts with α = 0.1 (each step stays
+    within one kind of context). With γ = 2, how many tokens does a target call yield on average?
 (a) 1.75 :: That is E[N] at the average α = 0.5. E[N] = 1 + α + α² bends upwards, so the easy contexts gain more
-    than the hard ones lose: average E[N] over the contexts instead.
+    than the hard ones lose: average E[N] over the calls instead.
 (b) 3 :: 3 = γ + 1 is the most a step yields, when both draft tokens pass: 81% of the steps in the easy contexts, 1%
     in the hard ones.
 (c) 1.91 :: E[N] is 1 + 0.9 + 0.81 = 2.71 in the easy contexts and 1 + 0.1 + 0.01 = 1.11 in the hard ones: (2.71 +
@@ -333,8 +335,8 @@ Half of a text's contexts give α = 0.9 and half give α = 0.1, and each step st
 
 mismatched_vocabularies · diagnosis · c
 You fit the draft on one text and the target on another; each numbers its characters in the order it first met them,
-    and you pass their rows to the rule as they are. The output still passes the check against p, but α is near 0,
-    far below what the same two orders reach when fitted on one text. Why?
+    and you pass their rows (of the same length) to the rule as they are. The output still passes the check against p,
+    but α is far below what the same two orders reach when fitted on one text. Why?
 (a) The draft sees too little context. :: Less context lowers α, but the same orders fitted on one text agree far
     more often.
 (b) The rule does not work for character models. :: The rule is the same for any vocabulary, characters or subword
@@ -393,14 +395,16 @@ You run typical acceptance with a draft equal to the target (q = p), and some dr
 (a) Yes: with q = p the draft is perfect, so every rule accepts every draft token. :: The exact rule does, since
     min(1, p/q) = 1. Typical acceptance never looks at q: it keeps x only if p(x) is above a threshold, so a token
     the target finds unlikely is rejected even from a perfect draft.
-(b) No: typical acceptance keeps x only when p(x) > min(ε, δ·exp(−H(p))), whatever q is. :: Its test is about the
-    target alone, so even q = p loses the target's unlikely tokens, and the output is not p: the rule trades
+(b) No: typical acceptance keeps x only when p(x) > min(ε, δ·exp(−H(p))), whatever q is. :: Its test (Medusa,
+    arxiv.org/abs/2401.10774) is about the target alone, so even q = p loses the target's unlikely tokens, and the
+    output is not p: the rule trades
     exactness for acceptance.
 (c) Yes: the threshold should use the draft's entropy H(q), not the target's. :: Medusa's threshold uses the
     target's entropy H(p), as here; and from H(q) it would still reject the unlikely tokens.
 
 adaptive_full_acceptance · application · c
-Hugging Face's schedule lengthens γ by 2 after a step whose draft tokens all pass and shortens it by 1 otherwise.
+Hugging Face transformers' default schedule lengthens γ by 2 after a step whose draft tokens all pass and shortens it
+    by 1 otherwise.
     With α ≈ 0.56 at every position and γ = 5, how often does a step lengthen γ?
 (a) About 56% of the steps :: 0.56 is the chance that one draft token passes; all five must.
 (b) About 44% of the steps :: 0.44 is the chance that the first draft token fails, one way of shortening γ.
@@ -420,13 +424,13 @@ Prompt lookup drafts x by copying, so its draft is a point mass on x. The target
 
 medusa_vs_eagle · concept · b
 Medusa head 2 and an EAGLE drafter both guess the token two places after the last verified one. On the papers'
-    models the EAGLE guess is accepted more often. What is the main reason?
+    models (EAGLE, arxiv.org/abs/2401.15077) the EAGLE guess is accepted more often. What is the main reason?
 (a) EAGLE's drafter is verified with a more lenient rule. :: Both are verified exactly here; the rule does not
     favour either.
 (b) EAGLE feeds the token it drafted first back in; a Medusa head must guess without knowing it. :: A Medusa head
     reads only the last hidden state, so it averages over every possible next token. EAGLE drafts autoregressively
     at the feature level, conditioning each guess on the tokens before it.
-(c) EAGLE's drafter has more layers than the target. :: It has one block; the target has several.
+(c) EAGLE's drafter has more layers than the target. :: It has one block; the papers' targets have 32 to 80.
 
 tau_versus_speedup · diagnosis · c
 A drafter doubles τ (tokens per target pass) but the measured speedup stays near 1. Which cause fits?

@@ -3,7 +3,8 @@ name the mistake behind the first failure.
 
 Each call gets fresh copies of the case's inputs and is recorded as an `Outcome`. Problems are
 found in the order a learner should fix them: an exception, the global generator, a changed input,
-a wrong value (floats within a relative 1e-9), the generator's state, the type of a right value.
+a wrong value (a float within a relative 1e-9, an array's entries within 1e-9), the generator's
+state, the type of a right value.
 The hint comes from the problem itself, from what the failing case shows (`mistakes.SYMPTOMS`), or
 from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces:
 on every case for the verify step, on every wrongly answered case for the others.
