@@ -1,4 +1,4 @@
-"""Five ways to draft for the neural target, as production engines do, and the target's side of a step.
+"""Five ways to draft for the neural target, the kinds production engines run, and the target's side of a step.
 
 Every drafter proposes a tree of tokens (a chain is a tree with one child per node), each node with
 the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it in one target pass.
@@ -6,7 +6,8 @@ the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it
 1. `ModelDrafter` on `load_draft()`: a **separate small model** (Leviathan et al. 2023,
    https://arxiv.org/abs/2211.17192), trained on the data, or distilled from the target
    (`load_draft(distilled=True)`; DistillSpec, Zhou et al. 2023, https://arxiv.org/abs/2310.08461).
-   γ passes of the small model per step, each sampled at the target's temperature.
+   γ passes of the small model per step, each sampled at the target's temperature, the form of Leviathan et
+   al. and Chen et al.; engines often draft greedily instead and verify with a one-hot q (vLLM by default).
 2. `layer_skip_drafter`: **self-speculation**: the target's own first L blocks, then its final norm
    and head (Draft & Verify, Zhang et al. 2023, https://arxiv.org/abs/2309.08168; LayerSkip,
    Elhoushi et al. 2024, https://arxiv.org/abs/2404.16710), optionally through a small trained exit.
@@ -21,7 +22,8 @@ the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it
 5. `PromptLookupDrafter`: **prompt lookup / n-gram drafting** (Saxena 2023,
    https://github.com/apoorvumang/prompt-lookup-decoding; vLLM's ``ngram`` method): no model. The
    latest earlier occurrence of the text's last n characters (n from `max_ngram` down to
-   `min_ngram`) is found, and what followed it is copied, up to γ characters. The draft is
+   `min_ngram`) is found (both cited take the earliest), and what followed it is copied, up to γ
+   characters. The draft is
    deterministic: one-hot rows.
 
 `TargetState` holds the target's KV cache and its hidden states ("features") for the text so far,
@@ -29,7 +31,8 @@ scores a proposal in one pass (a tree attends along its branches only) and keeps
 
 What is simplified: characters instead of subword tokens; a 4-layer target of 0.8M weights; the
 drafters are trained briefly on one CPU (see ``weights/record.json``); trees are full trees of a
-chosen width and depth rather than the tuned sparse trees (Medusa) or dynamic trees (EAGLE-2).
+chosen width and depth rather than the tuned sparse trees (Medusa) or dynamic trees (EAGLE-2, Li et al.
+2024, https://arxiv.org/abs/2406.16858).
 """
 
 from __future__ import annotations
@@ -307,7 +310,8 @@ class EagleDrafter:
 
 
 class PromptLookupDrafter:
-    """Copy what followed the latest earlier occurrence of the text's last n characters."""
+    """Copy what followed the latest earlier occurrence of the text's last n characters (Saxena's code and
+    vLLM's ``ngram`` method copy from the earliest)."""
 
     def __init__(self, vocab_size: int, gamma: int, max_ngram: int = 3, min_ngram: int = 1):
         if not 1 <= min_ngram <= max_ngram:

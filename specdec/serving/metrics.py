@@ -24,7 +24,8 @@ SGLang logs ``accept len`` and ``accept rate`` and exports them as ``sglang:spec
 https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler_components/metrics_reporter.py).
 It adds one token per sequence and verify step to the accepted draft tokens, so its accept length is
 vLLM's mean acceptance length; its accept rate is accepted over proposed draft tokens, vLLM's draft
-acceptance rate (until https://github.com/sgl-project/sglang/pull/23530, April 2026, it was E[N] / (γ + 1)).
+acceptance rate (until https://github.com/sgl-project/sglang/pull/23530, April 2026, it was E[N] over its number of
+draft tokens per step, γ + 1 for a chain).
 
 >>> metrics = engine_metrics(drafted=[3, 3, 3], accepted=[3, 0, 1])
 >>> metrics.mean_acceptance_length, round(metrics.draft_acceptance_rate, 3)
