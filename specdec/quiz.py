@@ -463,7 +463,8 @@ vLLM reports mean acceptance length 3.36 with num_speculative_tokens = 4. What i
 (b) 0.84 = 3.36/4, the share of slots used :: The mean acceptance length includes the bonus or resampled token; the
     draft acceptance rate counts only accepted draft tokens: (3.36 − 1)/4.
 (c) 0.59 = (3.36 − 1)/4, below α ≈ 0.8 :: E[N] = (1 − α⁵)/(1 − α) = 3.36 at α = 0.8; the rate (E[N] − 1)/γ is lower
-    than α because every draft token after a rejection counts as not accepted.
+    than α because every draft token after a rejection counts as not accepted (vLLM's definitions:
+    vllm/v1/spec_decode/metrics.py).
 
 speculation_under_load · concept · a
 In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, γ = 1 and α = 0.65,

@@ -23,8 +23,7 @@ the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it
    https://github.com/apoorvumang/prompt-lookup-decoding; vLLM's ``ngram`` method): no model. The
    latest earlier occurrence of the text's last n characters (n from `max_ngram` down to
    `min_ngram`) is found (both cited take the earliest), and what followed it is copied, up to γ
-   characters. The draft is
-   deterministic: one-hot rows.
+   characters. The draft is deterministic: one-hot rows.
 
 `TargetState` holds the target's KV cache and its hidden states ("features") for the text so far,
 scores a proposal in one pass (a tree attends along its branches only) and keeps the accepted path.
