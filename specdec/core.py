@@ -122,7 +122,6 @@ def expected_tokens(alpha, gamma) -> float:
     return -math.expm1((gamma + 1) * log_alpha) / shortfall
 
 
-
 @checked(alpha=Probability(), gamma=Count(), c=CostRatio())
 def speedup(alpha, gamma, c) -> float:
     """Expected speedup over plain decoding: expected_tokens(α, γ) / (1 + γ/c).
@@ -178,6 +177,7 @@ def expected_tokens_for_rates(rates) -> float:
     2.19...
     """
     return float(np.concatenate(([1.0], np.cumprod(rates))).sum())
+
 
 #: The arguments of one verify step: (γ+1, V) and (γ, V) rows, γ drafted tokens, a generator.
 STEP_ARGUMENTS = checked(StepRows("target_probs", "draft_probs"), draft_tokens=DraftTokens(), rng=Generator())

@@ -23,7 +23,6 @@ from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw
                     labelled, line, new_figure, panel_axes, role_style, slider, styled)
 
 CANDIDATES_SLIDER_MAX = 6  #: the candidates explorer's k slider: 1 … 6 (k ≤ V: k distinct candidates exist)
-
 CANDIDATE_TARGET = geometric_target(6, 0.55)  #: the target row: six tokens, p(x) ∝ 0.55^x
 CANDIDATE_ALPHA_RANGE = (0.3, 1.0)  #: the α slider's range: `draft_with_acceptance` has drafts for this p from 0.3
 SAMPLE_SIZES = (100, 1_000, 10_000, 50_000)  #: sample sizes of the Monte Carlo check

@@ -22,7 +22,6 @@ from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw
                     labelled, line, new_figure, slider, styled)
 
 STEPS_SLIDER_MIN = 100  #: the fewest steps of the Monte Carlo log slider (the most: `sampled_runs.MAX_STEPS`)
-
 MAX_SHOWN_VOCAB = 26  #: the most tokens the token panel shows
 SAMPLED_HATCH = "||"  #: sampled frequencies' hatch (grey, and unlike every role's hatch: measured, not a role)
 N_AXIS, DEVIATION_AXIS = (60, 1.6e6), (1e-4, 1.0)  #: the deviation plot's axes (the n slider runs from 10² to 10⁶)

@@ -21,7 +21,6 @@ from .frame import (GAMMA_SLIDER_MAX, STEP_SEED_SLIDER_MAX, VOCAB_SLIDER_MIN, Ex
                     bold, compact, line, new_figure, nice_top, role_style, slider, styled, table)
 
 ONE_TOKEN_VOCAB_SLIDER_MAX = 12  #: the one-token explorer's V slider: each token has its own bar and label
-
 WEIGHT_STEP = 0.01  #: the weight sliders' step; presets round to it, so that a slider shows exactly its weight
 NEW_TOKEN_WEIGHT = 0.1  #: the weight of p and of q that a token starts with when a larger V first brings it in
 

@@ -21,7 +21,6 @@ from .frame import (COMPACT_FIGURE_INCHES, SEED_SLIDER_MAX, Explorer, FastRedraw
                     new_figure, panel_axes, role_style, slider, styled)
 
 TEMPERATURE_SLIDER_MAX = 3.0  #: the temperature explorer's sliders offer 0 … 3
-
 #: The logits' vocabulary; the temperatures' step on the sliders and the curves.
 TEMPERATURE_VOCAB = 10
 TEMPERATURE_STEP = 0.05
