@@ -88,6 +88,8 @@ def pair_cases() -> tuple[Case, ...]:
     small = [_random_pair(100 + i, v, c) for i, (v, c) in enumerate([(2, 0.0), (3, 0.5), (4, 0.2), (5, 0.8), (3, 0.0),
                                                                       (6, 0.6)])]
     edges = [_pair("p equal to q", equal, equal.copy(), tags={"zero_residual"}),
+             _pair("p ≤ q everywhere up to rounding: 1 − α is 1e-9, yet max(0, p − q) has no mass",
+                   [0.5 - 1e-9, 0.5], [0.5, 0.5], tags={"zero_residual"}),
              _pair("no overlap: p and q on different tokens", [0.6, 0.4, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]),
              _pair("a token neither model can produce (p(x) = q(x) = 0)", [0.5, 0.5, 0.0], [0.2, 0.8, 0.0],
                    tags={"zero_over_zero"}),
@@ -116,8 +118,9 @@ def _random_step(seed: int, gamma: int, vocab: int, closeness: float) -> Case:
 
 @functools.cache
 def step_cases() -> tuple[Case, ...]:
-    """The cases of `speculative_step`: worked examples, small random steps, two edge cases on a rigged
-    generator (u = 0 at a token with p = 0; a u just below 1 where p ≤ q up to rounding), larger steps."""
+    """The cases of `speculative_step`: worked examples, small random steps, three edge cases on a rigged
+    generator (u = 0 at a token with p = 0; a u just below 1 where p ≤ q up to rounding, at V = 2 and at a V = 3
+    whose fallback p is not uniform), larger steps."""
     spec = [step_case("worked example 1", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [0, 1], 0, source="worked"),
             step_case("worked example 2", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [3, 0], 0, source="worked"),
             step_case("worked example 3", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [0, 0], 3, source="worked"),
@@ -128,7 +131,10 @@ def step_cases() -> tuple[Case, ...]:
     edges = [step_case("u = 0 exactly, at a drafted token the target gives probability 0", SPEC_TARGET_PROBS,
                        SPEC_DRAFT_PROBS, [3, 0], seed=1, first_uniform=0.0),
              step_case("p ≤ q everywhere up to rounding, and a u just below 1 rejects", ((0.5 - 1e-9, 0.5), (0.5, 0.5)),
-                       ((0.5, 0.5),), (0,), seed=2, first_uniform=1.0 - 2.0**-53, tags={"zero_residual"}, precision=12)]
+                       ((0.5, 0.5),), (0,), seed=2, first_uniform=1.0 - 2.0**-53, tags={"zero_residual"}, precision=12),
+             step_case("the same at V = 3, where the fallback p is not uniform",
+                       ((0.2, 0.3, 0.5 - 1e-9), (0.1, 0.2, 0.7)), ((0.2, 0.3, 0.5),), (2,), seed=9,
+                       first_uniform=1.0 - 2.0**-53, tags={"zero_residual"}, precision=12)]
     large = [_random_step(400 + i, g, v, c) for i, (g, v, c) in enumerate(
         [(0, 8, 0.5), (4, 8, 0.5), (5, 10, 0.0), (4, 16, 0.9), (6, 12, 0.7), (8, 20, 0.95), (3, 32, 0.2), (5, 24, 0.6),
          (7, 40, 0.8), (8, 64, 0.9), (6, 64, 0.5), (2, 50, 0.0), (8, 8, 0.99), (4, 64, 0.3), (1, 64, 0.0),
@@ -169,8 +175,8 @@ def speedup_cases() -> tuple[Case, ...]:
     rng = np.random.default_rng(8)
     return (*(_scalars(f"the table of best γ (α = {a}, c = {c}, its best γ)", source="worked", alpha=a, gamma=g, c=c)
               for a, c, g in BEST_GAMMA_TABLE),
-            *(_scalars("a free draft, c = ∞ (Leviathan et al., Table 1)", source="paper", alpha=a, gamma=g, c=math.inf)
-              for a, g in FREE_DRAFT_TABLE),
+            *(_scalars("a free draft, c = ∞ (Leviathan et al., Table 1)", {"free_draft"}, "paper", alpha=a, gamma=g,
+                       c=math.inf) for a, g in FREE_DRAFT_TABLE),
             _scalars("γ = 0: plain decoding", alpha=0.7, gamma=0, c=10),
             _scalars("α = 1: every draft token passes", {"alpha_one"}, alpha=1.0, gamma=4, c=20),
             _scalars("α = 0: every draft token is rejected", alpha=0.0, gamma=3, c=10),

@@ -5,7 +5,7 @@ Each call gets fresh copies of the case's inputs and is recorded as an `Outcome`
 found in the order a learner should fix them: an exception, the global generator, a changed input,
 a wrong value (a float within a relative 1e-9, an array's entries within 1e-9), the generator's
 state, the type of a right value.
-The hint comes from the problem itself, from what the failing case shows (`mistakes.SYMPTOMS`), or
+The hint comes from what the failing case shows (`mistakes.SYMPTOMS`), from the problem itself, or
 from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces:
 on every case for the verify step, on every wrongly answered case for the others.
 
@@ -111,7 +111,7 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
             if deadline is not None:
                 sys.settrace(stop_when_late)
             value = function(*arguments)
-        except (Exception, TimedOut) as raised:  # the learner's code: any exception is feedback
+        except (Exception, SystemExit, TimedOut) as raised:  # the learner's code: any exception is feedback
             error = raised
         finally:
             if deadline is not None:
@@ -232,8 +232,7 @@ def _float_type(value, what: str = "the value") -> Problem | None:
         return None
     if isinstance(value, np.floating):
         return Problem("type", f"{what} is right but it is a numpy float ({type(value).__name__})",
-                       "return a Python float, not a numpy float: wrap the result in float(…), as in "
-                       "float(np.minimum(p, q).sum()).")
+                       "return a Python float, not a numpy float: wrap the result in float(…) before you return it.")
     if isinstance(value, numbers.Integral):
         return Problem("type", f"{what} is right but it is an int, not a float",
                        "return a Python float even when the value is a whole number: float(gamma + 1), not gamma + 1.")
@@ -251,6 +250,15 @@ def _array_type(got: Outcome) -> Problem | None:
     return None
 
 
+def _changed_input_hint(changed: dict) -> str:
+    names = " and ".join(changed)
+    if all(isinstance(value, list) for value in changed.values()):
+        return (f"you changed the caller's list ({names}): the caller still needs it. Build a new list (output = [] "
+                "or list(draft_tokens)) instead of appending to or removing from theirs.")
+    return (f"you changed the caller's array ({names}): the caller still needs it. Work on new arrays (p - q makes "
+            "a new one, p -= q overwrites p), or copy first with np.array(target, dtype=float).")
+
+
 def _token_list_type(got: Outcome) -> Problem | None:
     kinds = sorted({type(token).__name__ for token in got.value if type(token) is not int})
     return Problem("type", f"the tokens are right but they are numpy integers ({', '.join(kinds)})",
@@ -259,7 +267,7 @@ def _token_list_type(got: Outcome) -> Problem | None:
 
 def _pair_type(got: Outcome) -> Problem | None:
     if type(got.value[0]) is not int:
-        return Problem("type", f"γ is right but it is a {type(got.value[0]).__name__}", NUMPY_INTEGERS)
+        return Problem("type", f"γ is right but it is {describe_type(got.value[0])}, not an int", NUMPY_INTEGERS)
     return _float_type(got.value[1], "the speedup")
 
 
@@ -287,9 +295,7 @@ class ResultKind:
                            GLOBAL_RNG)
         if got.changed_inputs:
             return Problem("changed_input", f"after the call, {', '.join(got.changed_inputs)} differed from what was "
-                           "passed in", f"you changed the caller's array ({' and '.join(got.changed_inputs)}): the "
-                           "caller still needs it. Work on new arrays (p - q makes a new one, p -= q overwrites p), or "
-                           "copy first with np.array(target, dtype=float).")
+                           "passed in", _changed_input_hint(got.changed_inputs))
         value = self.normalise(got.value)
         if value is None:
             dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
@@ -306,8 +312,8 @@ class ResultKind:
 
     def same_result(self, first: Outcome, second: Outcome) -> bool:
         """The same exception type, or the same value (up to tolerance) and generator state."""
-        if first.error is not None or second.error is not None:
-            return type(first.error) is type(second.error)
+        if first.error is not None or second.error is not None:  # the same error: the same type and message
+            return (first.error is not None and second.error is not None) and first.error_text == second.error_text
         a, b = self.normalise(first.value), self.normalise(second.value)
         return first.rng_state == second.rng_state and (a is None and b is None or (
             a is not None and b is not None and not self.differs(a, b)))
@@ -405,6 +411,12 @@ EXERCISE_NAMES = tuple(EXERCISES)
 # --- Naming the mistake ----------------------------------------------------------------------------
 
 
+def _called_with_other_parameters(error) -> bool:
+    """Whether `error` is the TypeError of a call whose arguments do not fit the function's parameters."""
+    return (isinstance(error, TypeError) and where_it_raised(error) is None
+            and re.search(r"positional argument|keyword argument|required argument", str(error)) is not None)
+
+
 def draws_made(case: Case, state: dict, limit: int = 256) -> int | None:
     """How many 64-bit draws (one per ``rng.random()`` or ``rng.choice(V, p=…)``) take the case's fresh
     generator to `state`; None if not within `limit`."""
@@ -419,12 +431,13 @@ def draws_made(case: Case, state: dict, limit: int = 256) -> int | None:
 def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tuple[str | None, str | None]:
     """The hint for `problems[index]`, the first failure, and where real code made the same mistake."""
     problem, case, outcome = problems[index], cases[index], got[index]
-    if problem.hint:
-        return problem.hint, None
     shown = [s for s in SYMPTOMS if exercise.name in s.exercises and problem.kind in s.kinds and s.shows(case, outcome)]
     plain, last_resort = [s.hint for s in shown if not s.last_resort], [s.hint for s in shown if s.last_resort]
-    if plain:
-        return plain[0], None
+    if plain or problem.hint:
+        return (plain or [problem.hint])[0], None
+    if _called_with_other_parameters(outcome.error):
+        return (f"your function must take the parameters of specdec.{exercise.name}, in this order: "
+                f"({', '.join(case.parameters)})."), None
     if case.seed is not None:  # random draws: every case, to tell apart mistakes that agree on most seeds
         relevant = [index] + [i for i in range(len(cases)) if i != index]
     else:
@@ -623,7 +636,7 @@ def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT,
     try_it = Row("try it", f'result = {check_name}("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
     for index, case in enumerate(cases):
         outcome = run(function, case, time_limit)
-        if isinstance(outcome.error, NotImplementedError):
+        if isinstance(outcome.error, NotImplementedError) and index == 0:
             return CheckResult(name, "not implemented", f"✗ {name}: not implemented yet",
                                (Row("to do", NOT_IMPLEMENTED),))
         if isinstance(outcome.error, TimedOut):

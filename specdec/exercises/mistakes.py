@@ -54,6 +54,16 @@ def without_fallback(target, draft):
     return excess / excess.sum()  # the mistake: no fallback, 0/0 = NaN where max(0, p − q) has no mass
 
 
+def over_one_minus_alpha(target, draft):
+    alpha = float(np.minimum(target, draft).sum())
+    excess = np.maximum(target - draft, 0.0)
+    return excess / (1 - alpha) if alpha < 1 else np.array(target, dtype=float)  # the mistake: 1 − α, not the sum
+
+
+def accepts_without_drawing(rng, p_x, q_x) -> bool:
+    return p_x >= q_x or rng.random() < p_x / q_x  # the mistake: no uniform drawn where p(x) ≥ q(x)
+
+
 def accepts_on_equal(rng, p_x, q_x) -> bool:
     return rng.random() <= min(1.0, p_x / q_x)  # the mistake: <=, not <
 
@@ -109,6 +119,21 @@ def step_with_ending(p, q, tokens, rng, ending):
     return output + [int(rng.choice(p.shape[1], p=p[-1]))]
 
 
+def _choice_without_p(p, q, tokens, rng, where):
+    """A verify step that draws the replacement, the bonus or both (`where`) with rng.choice(V), no p=."""
+    def draw(row, place):
+        return int(rng.choice(p.shape[1]) if place in where else rng.choice(p.shape[1], p=row))  # the mistake
+
+    for i, x in enumerate(tokens):
+        if rng.random() >= min(1.0, p[i, x] / q[i, x]):
+            return list(tokens[:i]) + [draw(residual(p[i], q[i]), "replacement")]
+    return list(tokens) + [draw(p[-1], "bonus")]
+
+
+CHOICE_WITHOUT_P = ("rng.choice(V) without p= draws every token with probability 1/V: pass the distribution, "
+                    "rng.choice(V, p=residual) at a rejection and rng.choice(V, p=target_probs[-1]) for the bonus.")
+
+
 def _uniforms_first(p, q, tokens, rng):
     uniforms = iter([rng.random() for _ in tokens])  # the mistake: every uniform drawn before the loop
     return right_step(p, q, tokens, rng, accepts=lambda rng, p_x, q_x: next(uniforms) < min(1.0, p_x / q_x))
@@ -144,7 +169,7 @@ def _argmax_as_gamma(alpha, c):
 DRAW_ORDER = ("your draws are in a different order than the rule's: at each position draw u = rng.random(), "
               "compare it, and at a rejection draw the replacement right away with rng.choice and stop. "
               "Drawing all the uniforms first, or the replacement before u, uses the same stream in another "
-              "order, so the same seed gives other tokens.")
+              "order, so on most seeds it gives other tokens.")
 STOP_AT_REJECTION = "stop at the first rejection: return right after appending the replacement token."
 RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
                              "max(0, p − q) sums to 0, return a float copy of target instead.")
@@ -155,6 +180,8 @@ MISTAKES: dict[str, list[Mistake]] = {
     "acceptance_rate": [
         Mistake("summed_max", lambda p, q: float(np.maximum(p, q).sum()),  # the mistake
                 "α sums the overlap min(p(x), q(x)); you summed max(p(x), q(x))."),
+        Mistake("total_variation_without_half", lambda p, q: float(1 - np.abs(p - q).sum()),  # the mistake
+                "α = 1 − ½ Σ |p(x) − q(x)|, one minus the total variation distance: you left out the ½."),
         Mistake("total_variation", lambda p, q: float(0.5 * np.abs(p - q).sum()),  # the mistake
                 "you returned the total variation distance ½ Σ |p(x) − q(x)|, which is 1 − α."),
         Mistake("summed_product", lambda p, q: float((p * q).sum()),  # the mistake
@@ -166,6 +193,10 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "draft proposes x: Σ q(x)·min(1, p(x)/q(x)) = Σ min(p(x), q(x))."),
     ],
     "residual_distribution": [
+        Mistake("over_one_minus_alpha", over_one_minus_alpha,
+                "you divided max(0, p − q) by 1 − α. The two are equal in exact arithmetic, but rows sum to 1 only "
+                "up to rounding, so 1 − α can be positive while max(0, p − q) sums to 0 (here 1 − α is 1e-9). "
+                "Divide by the residual's own sum, and return a copy of target when that sum is 0."),
         Mistake("without_fallback", without_fallback, RESIDUAL_WITHOUT_FALLBACK),
         Mistake("uniform_fallback", lambda p, q: residual(p, q, np.full(p.shape, 1 / p.size)),  # the mistake
                 FALLBACK_IS_TARGET),
@@ -190,6 +221,17 @@ MISTAKES: dict[str, list[Mistake]] = {
         Mistake("greedy_replacement", lambda *step: step_with_ending(*step, "argmax"),
                 "draw the replacement with rng.choice(V, p=residual); taking the residual's argmax is not a draw "
                 "from it."),
+        Mistake("uniform_only_when_needed", lambda *step: right_step(*step, accepts=accepts_without_drawing),
+                "where p(x) ≥ q(x) you skipped the uniform, since the token passes anyway. Your tokens follow the "
+                "right law, but the rule draws u = rng.random() at every position it visits, so yours uses the "
+                "stream differently and the same seed gives other tokens: draw u first, then compare."),
+        *(Mistake(name, lambda *step, where=where: _choice_without_p(*step, where), CHOICE_WITHOUT_P)
+          for name, where in (("choice_without_p", ("replacement", "bonus")),
+                              ("replacement_without_p", ("replacement",)), ("bonus_without_p", ("bonus",)))),
+        Mistake("bonus_from_last_draft_row", lambda p, q, x, rng: right_step(p[:-1] if x else p, q, x, rng),
+                # the mistake: with p[:-1], right_step's bonus row p[-1] is p_(γ-1)
+                "draw the bonus from the target's last row, target_probs[-1] (p_γ, which scores the position after "
+                "the last draft token); you drew it from the row of the last draft token."),
         Mistake("ratio_flipped", lambda *step: right_step(*step, accepts=flipped),
                 "the acceptance probability is min(1, p(x)/q(x)), target over draft; you used q(x)/p(x)."),
         # The broken rules of notebook 03 (specdec.broken_rules).
@@ -288,11 +330,22 @@ def not_finite(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and not math.isfinite(value)
 
 
+def no_gamma_chosen(value) -> bool:
+    return isinstance(value, (tuple, list)) and len(value) == 2 and value[0] is None
+
+
 SYMPTOMS = [
-    Symptom(("expected_tokens", "speedup", "optimal_gamma"), ("error", "value"), lambda case, got: "alpha_one"
-            in case.tags and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)),
+    Symptom(("expected_tokens",), ("error", "value"), lambda case, got: "alpha_one" in case.tags
+            and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)),
             "at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step yields "
             "γ + 1 tokens: return float(gamma + 1) when alpha == 1."),
+    Symptom(("speedup", "optimal_gamma"), ("error", "value", "type"), lambda case, got: "alpha_one" in case.tags
+            and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value) or no_gamma_chosen(got.value)),
+            "at α = 1 the formula for the expected tokens divides by zero (1 − α = 0), giving an error or NaN (and "
+            "a comparison with NaN is always False, so a search keeps no γ). There every draft token passes and a "
+            "step yields γ + 1 tokens: the speedup is (γ + 1)/(1 + γ/c)."),
+    Symptom(("speedup",), ("value",), lambda case, got: "free_draft" in case.tags and not_finite(got.value),
+            "at c = ∞ (a free draft), c/(c + γ) is ∞/∞ = NaN: write the step's cost as 1 + γ/c, which is 1 there."),
     Symptom(("speculative_step", "deterministic_step"), ("value", "draws"), lambda case, got: got.rng_state
             == case.generator().bit_generator.state, "your function never drew from rng, the generator it was "
             "given: use rng.random() for each uniform and rng.choice(V, p=…) for the last token."),
