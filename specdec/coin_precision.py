@@ -7,11 +7,13 @@ probability 0 when u = 0. How rare that is depends on how the coin is made:
 * numpy's ``Generator.random()`` (float64) keeps the top 53 bits of a 64-bit draw: u = k·2⁻⁵³ with k
   uniform in 0 … 2⁵³ − 1, so P(u = 0) = 2⁻⁵³ ≈ 1.1·10⁻¹⁶;
 * ``Generator.random(dtype=np.float32)`` keeps the top 24 bits of a 32-bit draw: P(u = 0) = 2⁻²⁴
-  ≈ 6.0·10⁻⁸. GPU samplers commonly draw their coins in float32 too.
+  ≈ 6.0·10⁻⁸ (PyTorch's float32 coins on a GPU are 0 about half as often, pytorch/pytorch#26973).
 
-A token with target probability 0 is common once the target's distribution has been filtered by
-top-k or top-p, so with float32 coins the mistake fires about once per 2²⁴ ≈ 17 million such draft
-tokens: every day, at a server's volume.
+Engines differ: SGLang's EAGLE verification draws float32 coins and accepts when the coin is at most
+the ratio; vLLM's first model runner draws float64 coins for this reason (pytorch/pytorch#16706). A
+token with target probability 0 is common once the target's distribution has been filtered by top-k
+or top-p, so with float32 coins and an inclusive comparison the mistake fires about once per 2²⁴ to
+2²⁵ such draft tokens: every day, at a server's volume.
 
 >>> zero_coin_probability(np.float64) == 2.0**-53, zero_coin_probability(np.float32) == 2.0**-24
 (True, True)

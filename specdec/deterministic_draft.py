@@ -11,9 +11,11 @@ exact for every draft distribution q, so it is exact for q = δₓ too, and ther
 
 The output is exactly p: x comes out with probability p(x), and any y ≠ x with probability
 (1 − p(x)) · p(y) / (1 − p(x)) = p(y). The acceptance rate is α = Σ min(p, δₓ) = p(x). Engines use
-this rule when the draft is greedy (SGLang's default speculative path, TensorRT-LLM's EAGLE) or a
-lookup; it is `specdec.speculative_step` with each draft row replaced by the one-hot row of its
-token (`one_hot_rows`), and `deterministic_draft_step` makes the same random draws.
+this rule for drafts that propose without sampling: vLLM hands its rejection sampler no draft
+probabilities for EAGLE, MTP and n-gram drafts, and SGLang's EAGLE tree verification
+(``tree_speculative_sampling_target_only``) is given zero draft rows. It is `specdec.speculative_step`
+with each draft row replaced by the one-hot row of its token (`one_hot_rows`), and
+`deterministic_draft_step` makes the same random draws.
 
 What the rule is not: a draft that *samples* xᵢ from qᵢ must keep qᵢ in the ratio. Accepting a
 sampled token with probability p(x) drops q, and the output is no longer p: that mistake is

@@ -7,7 +7,7 @@ such outputs at once; `max_deviation` measures the largest gap between their fre
 tokens straight from p many times over. A sampler is suspect only when its gap is well beyond
 what chance gives.
 
-The ten-token rows are a standard worked check: a peaked target p and a flatter draft q.
+The ten-token rows are a worked check: a peaked target p and a flatter draft q.
 
 >>> import numpy as np
 >>> samples = speculative_samples(TEN_TOKEN_TARGET, TEN_TOKEN_DRAFT, 1000, np.random.default_rng(0))

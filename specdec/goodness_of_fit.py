@@ -3,7 +3,8 @@
 The chi-square statistic Σₓ (Oₓ − Eₓ)² / Eₓ compares observed counts O with expected counts E = n·p.
 If the samples really follow p, it is approximately chi-square distributed with (categories − 1)
 degrees of freedom, and the p-value says how often chance alone would give a statistic at least this
-large. A correct sampler gives p-values spread evenly over [0, 1]; a biased one gives p-values that
+large. A correct sampler gives p-values spread approximately evenly over [0, 1] (the chi-square law
+is asymptotic and the counts are discrete); a biased one gives p-values that
 shrink towards 0 as n grows.
 
 Two cases need care, and are handled the same way every time:

@@ -7,7 +7,8 @@ decode greedily without any change: `generate(Greedy(target), …)` is the targe
 
 On one-hot rows the rule has no randomness left: a draft symbol is accepted exactly when it is the
 target's argmax (the ratio is 1 or 0), and the residual of a rejection is the target's one-hot row.
-So speculative greedy decoding writes the target's greedy text, whatever the draft and the seed.
+So speculative greedy decoding writes the target's greedy text, whatever the draft and the seed, in
+exact arithmetic (in a real engine a batched verify pass can round logits differently and flip a near-tie).
 With sampling that is not so: the same seed gives different texts (the rule draws more random
 numbers, and in another order), and only the *distribution* of the texts is the same.
 

@@ -5,7 +5,7 @@ A language model outputs one logit z(x) per token; sampling at temperature T use
     softmax(z / T)(x) = exp(z(x)/T) / Σ_y exp(z(y)/T).
 
 T = 1 is the model's own distribution, T > 1 flattens it, T < 1 sharpens it, and T → 0 puts all the
-mass on the largest logit: greedy decoding. Speculative decoding must use the *same* processed
+mass on the largest logit (if it is unique): greedy decoding. Speculative decoding must use the *same* processed
 distribution for sampling and for the ratio p/q, so the temperature of each model changes α.
 
 What is simplified: real engines also apply top-k, top-p and repetition penalties to the logits;

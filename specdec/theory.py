@@ -7,7 +7,9 @@ left out: the target's verify pass over γ+1 positions is assumed to cost the sa
 
 When every position has the same acceptance rate α, the number N of tokens a step yields is a
 truncated geometric variable: P(N = k) = α^(k−1)(1 − α) for k ≤ γ and P(N = γ+1) = α^γ. When the
-rates αᵢ differ by position, the same reasoning gives P(N > k) = α₀·…·α_{k−1}.
+rates αᵢ differ by position but are fixed (rows that do not depend on the tokens drafted before them,
+as here), the same reasoning gives P(N > k) = α₀·…·α_{k−1}. In real text αᵢ depends on the prefix
+accepted so far, and P(N > k) is the mean of that product over the prefixes, not the product of means.
 
 >>> speedup(0.8, 4, 20)  # doctest: +ELLIPSIS
 2.8013...

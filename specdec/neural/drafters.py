@@ -9,8 +9,9 @@ the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it
    γ passes of the small model per step, each sampled at the target's temperature, the form of Leviathan et
    al. and Chen et al.; engines often draft greedily instead and verify with a one-hot q (vLLM by default).
 2. `layer_skip_drafter`: **self-speculation**: the target's own first L blocks, then its final norm
-   and head (Draft & Verify, Zhang et al. 2023, https://arxiv.org/abs/2309.08168; LayerSkip,
-   Elhoushi et al. 2024, https://arxiv.org/abs/2404.16710), optionally through a small trained exit.
+   and head (early exit, as in LayerSkip, Elhoushi et al. 2024, https://arxiv.org/abs/2404.16710;
+   Draft & Verify, Zhang et al. 2023, https://arxiv.org/abs/2309.08168, skips selected intermediate
+   layers instead), optionally through a small trained exit.
 3. `MedusaDrafter`: **Medusa heads** (Cai et al. 2024, https://arxiv.org/abs/2401.10774) on the
    target's last hidden state; head j guesses the token j + 1 positions after that state. The top
    `width` guesses of heads 1 … depth form a full tree; they are chosen, not sampled, so each node

@@ -3,7 +3,8 @@
 `speculative_generate` runs steps of: the drafter proposes a chain or tree, the target scores it in
 one pass (`TargetState.score`), `verify_token_tree` decides, the target keeps the accepted path.
 `NeuralRun` records what every step did: the numbers engines report (τ, the mean tokens per target
-pass with the bonus token included, as vLLM's ``mean_acceptance_length``), acceptance by draft
+pass with the bonus token included, which is vLLM's ``mean_acceptance_length``, 1 + accepted/drafts,
+when every step drafts), acceptance by draft
 position, and each character's origin (accepted, resampled, bonus) for the coloured text.
 
 >>> import numpy as np

@@ -91,7 +91,9 @@ def verify_token_tree(parents, tokens, draft_rows, target_rows, rng, rule="exact
     rng : numpy.random.Generator
     rule : {"exact", "typical"}
         "typical" is Medusa's typical acceptance (lossy): a child x is accepted when
-        p(x) > min(ε, δ·exp(−H(p))), children in order; if none is, a token is drawn from p.
+        p(x) > min(ε, δ·exp(−H(p))), children in order; if none is, a token is drawn from p. (Medusa's
+        code instead takes the target's argmax by default, and keeps the longest passing path among all
+        candidates rather than walking the children in order.)
 
     Returns
     -------

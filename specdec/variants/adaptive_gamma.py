@@ -13,8 +13,9 @@ the start of a word it often is not. A schedule can follow those changes.
 * ``"fixed"`` — the same γ every step: exactly `specdec.text.speculative_generate`.
 * ``"oracle"`` — a schedule that knows, before drafting, how many draft tokens the target will
   accept, and drafts exactly that many: it never pays for a rejected draft token. It is run by
-  drafting `max_gamma` tokens, verifying them, and charging only the accepted ones; no real
-  schedule can do better on the same draws, so it bounds what adapting γ can gain.
+  drafting `max_gamma` tokens, verifying them, and charging only the accepted ones. For c > 1, where
+  a longer accepted draft always pays, no schedule does better within a step, so it is a practical
+  ceiling on what adapting γ can gain.
 
 Every step is verified by `specdec.core.trace_step`, so the text has the target's law under every
 schedule; only the cost changes. Costs are counted as in `specdec.text.generation`: one target

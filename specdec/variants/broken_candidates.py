@@ -6,13 +6,17 @@ p and a test can state the sample size at which a chi-square check catches it.
 
 * **stale residual**: every candidate is tested against p itself, min(1, p(x)/q(x)), instead of
   against the residual left by the rejections before it. Each extra candidate then accepts the
-  overlap min(p, q) again, so tokens the draft likes come out too often.
+  overlap min(p, q) again, so the output drifts towards the overlap's law min(p, q)/α: tokens whose
+  target mass lies mostly in the overlap come out too often, those with much residual mass (p ≫ q)
+  too rarely.
 * **without replacement**: the k candidates are drawn from q *without* replacement (k distinct
-  tokens, as a beam or a top-k draft gives), but verified with the rule that assumes independent
+  tokens, as sampling without replacement gives; a deterministic top-k draft needs the one-hot rule of
+  `specdec.deterministic_draft` instead), but verified with the rule that assumes independent
   draws from q. After the first candidate, the law of the next one is q with the tokens already
   drawn removed, not q, so the ratio r(x)/q(x) uses the wrong denominator. (SpecTr, Sun et al. 2023,
-  https://arxiv.org/abs/2310.15141, treats the choice of k candidates and their verification
-  together as an optimal transport problem; here we only show that mixing the two rules is biased.)
+  https://arxiv.org/abs/2310.15141, casts verifying k candidates as optimal transport with a membership
+  cost, which extends the maximal coupling behind the one-candidate rule; here we only show that mixing
+  the two rules is biased.)
 
 What is simplified: one position, one q shared by the candidates, as in `multi_candidate`.
 

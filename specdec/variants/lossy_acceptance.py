@@ -10,7 +10,9 @@ The shortcuts here trade that exactness for acceptance:
 
 * ``"typical"`` — Medusa's typical acceptance (Cai et al. 2024, https://arxiv.org/abs/2401.10774):
   accept x when p(x) > min(ε, δ·exp(−H(p))), where H(p) = −Σ p log p is the entropy of p in nats.
-  A flat p (high entropy) lowers the bar. On rejection the target's own token is used: R = p.
+  A flat p (high entropy) lowers the bar. On rejection, here, a fresh draw from p replaces x: R = p.
+  (Medusa's code by default, ``fast=True``, emits the target's argmax instead; with ``fast=False`` it
+  samples p without the tokens below the bar.)
   The Medusa code's defaults are ε = 0.09 (``posterior_threshold``) and δ = 0.3
   (``posterior_alpha``), https://github.com/FasterDecoding/Medusa.
 * ``"lenient"`` — accept x outright when p(x)/q(x) ≥ λ (λ ≤ 1), and otherwise with the exact

@@ -21,8 +21,10 @@ leaf's target row. `sample_stationary_tree` draws the node tokens first, one
 
 What is simplified: in `sample_stationary_tree` and `tree_expected_tokens` every context has the
 same p and q ("stationary"), so that a tree and a chain can be compared at exactly the same α; in
-real text the rows change with the context. Sibling nodes may carry the same token (they are
-independent draws); real engines merge such duplicates.
+real text the rows change with the context. Sibling nodes may carry the same token: they are
+independent draws, which this rule needs (merging duplicates would bias it). Engines build their
+trees from distinct top-k tokens instead and verify them as drafts that do not sample
+(`specdec.deterministic_draft`).
 
 >>> import numpy as np
 >>> parents = full_tree_parents(depth=2, branching=2)
