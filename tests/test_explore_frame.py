@@ -28,6 +28,7 @@ from specdec.explore.frame import (COMPACT_FIGURE_INCHES, COMPACT_TEXT_SCALE, CS
 
 from .explorer_driving import (assert_looks_like_a_full_draw, build, drawn_texts, explorer_names, extreme_settings,
                                pixels, text_collisions)
+from .test_explore_legends import check_entry, legend_entries
 
 #: The width a picture gets in JupyterLab 4 at 1280×720 with the file browser open (CSS px, measured in Chromium).
 OUTPUT_WIDTH_PX = 844
@@ -638,6 +639,15 @@ def test_the_guide_s_python_blocks_run_in_order():
     for block in blocks:
         exec(compile(block, str(GUIDE), "exec"), namespace)  # noqa: S102 - the guide's own examples
     assert issubclass(namespace["TokensExplorer"], Explorer) and "TokensExplorer" not in specdec.explore.EXPLORERS
+    entries = list(legend_entries(namespace["TokensFigure"]().figure))  # the guide's figure keeps the legend rule
+    assert entries
+    for handle, label in entries:
+        check_entry(handle, label)
+
+
+def test_explorer_titles_are_unique():
+    titles = [explorer.title for explorer in specdec.explore.EXPLORERS.values()]
+    assert len(titles) == len(set(titles)), sorted(title for title in titles if titles.count(title) > 1)
 
 
 def test_the_guide_names_every_explorer_and_the_current_goals():
