@@ -428,6 +428,15 @@ def test_a_known_mistake_that_raises_is_named_only_for_the_same_error():
     assert "0/0 is NaN" not in result.hint and result.hint.startswith("rng.choice needs probabilities that sum to 1")
 
 
+def test_a_residual_computed_in_float32_is_told_the_difference_it_cannot_see():
+    def in_float32(target, draft):
+        excess = np.maximum(target - draft, 0.0).astype(np.float32)  # the mistake: float32 arithmetic
+        return (excess / excess.sum()).astype(float) if excess.sum() > 0 else np.array(target, dtype=float)
+
+    result = check("residual_distribution", in_float32)
+    assert re.search(r"the values differ, but only by up to \d\.\de-0[89]: float32 arithmetic", result.message)
+
+
 def test_a_function_with_other_parameters_is_told_which_it_must_take():
     result = check("acceptance_rate", lambda target: 0.5)
     assert result.hint == ("your function must take the parameters of specdec.acceptance_rate, in this order: "

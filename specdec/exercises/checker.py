@@ -224,7 +224,14 @@ def _close(got: float, expected: float) -> bool:
 def _vectors_differ(a, b) -> str | None:
     if a.shape != b.shape:
         return f"the shape is {a.shape}, not {b.shape}"
-    return None if np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True) else "the values differ"
+    if np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True):
+        return None
+    with np.errstate(invalid="ignore"):
+        largest = np.nanmax(np.abs(a - b), initial=0.0)
+    if 0 < largest < 1e-6:  # too small to be a wrong formula, and easy to miss in the printed arrays
+        return (f"the values differ, but only by up to {largest:.1e}: float32 arithmetic or an extra rounding "
+                "step can cause that")
+    return "the values differ"
 
 
 def _float_type(value, what: str = "the value") -> Problem | None:
