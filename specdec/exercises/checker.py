@@ -518,8 +518,9 @@ class CheckResult:
         cells = []
         for row in self.rows:
             text = html.escape(row.text)
-            text = (f'<pre style="margin:0; white-space:pre-wrap; text-align:left">{text}</pre>' if row.code
-                    else re.sub(r"`([^`]+)`", r"<code>\1</code>", text))
+            # A code row wraps at spaces (JupyterLab's own style breaks words anywhere in a <pre>).
+            text = (f'<pre style="margin:0; white-space:pre-wrap; word-break:normal; overflow-wrap:break-word; '
+                    f'text-align:left">{text}</pre>' if row.code else re.sub(r"`([^`]+)`", r"<code>\1</code>", text))
             cells.append('<tr><th scope="row" style="text-align:left; vertical-align:top; font-weight:normal; '
                          f'padding:0.15em 1em 0.15em 0">{html.escape(row.label)}</th><td style="text-align:left; '
                          f'vertical-align:top; padding:0.15em 0">{text}</td></tr>')
