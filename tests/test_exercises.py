@@ -437,6 +437,40 @@ def test_a_residual_computed_in_float32_is_told_the_difference_it_cannot_see():
     assert re.search(r"the values differ, but only by up to \d\.\de-0[89]: float32 arithmetic", result.message)
 
 
+def problem_of(result) -> str:
+    return next(row.text for row in result.rows if row.label == "problem")
+
+
+def test_a_refused_value_says_which_entry_is_of_the_wrong_kind():
+    def float_tokens(target_probs, draft_probs, draft_tokens, rng):
+        return [float(token) for token in specdec.speculative_step(target_probs, draft_probs, draft_tokens, rng)]
+
+    def float_gamma(alpha, c):
+        gamma, best = theory.optimal_gamma(alpha, c)
+        return float(gamma), best
+
+    assert problem_of(check("speculative_step", float_tokens)).endswith(
+        "not a list of token ids: its entries must be integer token ids, and 0.0 is a float")
+    assert problem_of(check("optimal_gamma", float_gamma)).endswith(
+        "not a pair (γ, speedup): its first entry must be γ, an int, and 3.0 is a float")
+
+
+def test_a_step_that_reads_v_from_the_draft_rows_is_told_that_gamma_zero_has_none():
+    def vocabulary_from_draft(target_probs, draft_probs, draft_tokens, rng):
+        vocab = len(draft_probs[0])  # the mistake: at γ = 0 there is no draft row
+        assert vocab == target_probs.shape[1]
+        return speculative_step(target_probs, draft_probs, draft_tokens, rng)
+
+    result = check("speculative_step", vocabulary_from_draft)
+    assert result.case.label.startswith("γ = 0") and "IndexError" in problem_of(result)
+    assert result.hint.startswith("at γ = 0 there are no draft tokens and draft_probs has no rows")
+
+
+def test_a_lambda_is_rerun_under_a_name_the_learner_replaces():
+    result = check("speedup", lambda alpha, gamma, c: 1.0)
+    assert 'result = check("speedup", your_function)\n' in result.rows[-1].text
+
+
 def test_a_function_with_other_parameters_is_told_which_it_must_take():
     result = check("acceptance_rate", lambda target: 0.5)
     assert result.hint == ("your function must take the parameters of specdec.acceptance_rate, in this order: "

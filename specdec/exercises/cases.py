@@ -124,7 +124,8 @@ def step_cases() -> tuple[Case, ...]:
     spec = [step_case("worked example 1", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [0, 1], 0, source="worked"),
             step_case("worked example 2", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [3, 0], 0, source="worked"),
             step_case("worked example 3", SPEC_TARGET_PROBS, SPEC_DRAFT_PROBS, [0, 0], 3, source="worked"),
-            step_case("γ = 0: no draft tokens, only the bonus token", [[0.1, 0.2, 0.7]], [], [], 5)]
+            step_case("γ = 0: no draft tokens, only the bonus token", [[0.1, 0.2, 0.7]], [], [], 5,
+                      tags={"no_draft_rows"})]
     small = [_random_step(300 + i, g, v, c) for i, (g, v, c) in enumerate(
         [(1, 2, 0.0), (2, 3, 0.5), (1, 4, 0.0), (3, 3, 0.8), (2, 5, 0.3), (3, 4, 0.0), (2, 2, 0.6), (1, 6, 0.9),
          (3, 6, 0.5), (2, 4, 0.0)])]

@@ -217,6 +217,23 @@ def _as_pair(value) -> tuple[int, float] | None:
     return (int(gamma), best) if _is_integer(gamma) and best is not None else None
 
 
+def _why_not_tokens(value) -> str | None:
+    entries = list(value) if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1 else []
+    odd = next((entry for entry in entries if not _is_integer(entry)), None)
+    return None if odd is None else f"its entries must be integer token ids, and {show(odd)} is {describe_type(odd)}"
+
+
+def _why_not_pair(value) -> str | None:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return None
+    gamma, best = value
+    if gamma is None:
+        return "its first entry is None: no γ was ever kept"
+    if not _is_integer(gamma):
+        return f"its first entry must be γ, an int, and {show(gamma)} is {describe_type(gamma)}"
+    return f"its second entry must be the speedup, a number, and {show(best)} is {describe_type(best)}"
+
+
 def _close(got: float, expected: float) -> bool:
     return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
@@ -293,6 +310,8 @@ class ResultKind:
     container: type | None = None
     right_words: str = "the values are right"
     with_dtype: bool = False
+    why_not: Callable | None = None
+    """Optional: what in a refused value is not of the kind (words, or None)."""
 
     def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
         if got.error is not None:
@@ -307,7 +326,9 @@ class ResultKind:
         if value is None:
             dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
             what = describe_type(got.value) + (f" of {dtype}" if dtype is not None else "")
-            return Problem("type", f"your function returned {what}, not {self.noun}", self.return_hint)
+            detail = self.why_not(got.value) if self.why_not else None
+            return Problem("type", f"your function returned {what}, not {self.noun}" + (f": {detail}" if detail else ""),
+                           self.return_hint)
         differs = self.differs(value, self.normalise(expected.value))
         if differs:
             return Problem("value", differs)
@@ -331,9 +352,10 @@ FLOAT = ResultKind("a number", RETURN_FLOAT, as_number, lambda a, b: None if _cl
 DISTRIBUTION = ResultKind("an array of real numbers", RETURN_ARRAY, as_vector, _vectors_differ, _array_type,
                           np.ndarray, with_dtype=True)
 TOKENS = ResultKind("a list of token ids", RETURN_TOKEN_LIST, as_tokens, lambda a, b: None if a == b
-                    else "the tokens differ", _token_list_type, list, "the tokens are right")
+                    else "the tokens differ", _token_list_type, list, "the tokens are right", why_not=_why_not_tokens)
 GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, lambda a, b: None if a[0] == b[0]
-                               and _close(a[1], b[1]) else "the best γ or its speedup differs", _pair_type, tuple)
+                               and _close(a[1], b[1]) else "the best γ or its speedup differs", _pair_type, tuple,
+                               why_not=_why_not_pair)
 
 # --- The exercises ---------------------------------------------------------------------------------
 
@@ -640,7 +662,7 @@ def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT,
     """`check`'s work for one exercise, on arguments already checked (the capstones reuse it)."""
     name, cases, got = exercise.name, exercise.cases(), []
     yours = getattr(function, "__name__", "")
-    yours = yours if yours.isidentifier() else name
+    yours = yours if yours.isidentifier() else "your_function"  # a lambda has no name to call it by
     try_it = Row("try it", f'result = {check_name}("{name}", {yours})\n{yours}(*result.case.arguments())', code=True)
     for index, case in enumerate(cases):
         outcome = run(function, case, time_limit)

@@ -358,6 +358,10 @@ SYMPTOMS = [
             "clip the negative differences to 0 with np.maximum(p - q, 0) before you normalise."),
     Symptom(("speculative_step",), ("error",), lambda case, got: "zero_residual" in case.tags
             and "NaN" in got.error_text, RESIDUAL_WITHOUT_FALLBACK, last_resort=True),
+    Symptom(("speculative_step",), ("error",), lambda case, got: "no_draft_rows" in case.tags
+            and isinstance(got.error, IndexError), "at γ = 0 there are no draft tokens and draft_probs has no rows: "
+            "take V and the bonus row from target_probs (V = len(target_probs[0]), target_probs[-1]), which every "
+            "step has."),
     Symptom(("speculative_step",), ("error",), lambda case, got: "sum to 1" in got.error_text,
             "rng.choice needs probabilities that sum to 1: divide the residual max(0, p − q) by its sum before you "
             "draw from it.", last_resort=True),
