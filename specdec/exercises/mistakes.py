@@ -54,6 +54,12 @@ def without_fallback(target, draft):
     return excess / excess.sum()  # the mistake: no fallback, 0/0 = NaN where max(0, p − q) has no mass
 
 
+def unclipped(target, draft):
+    difference = target - draft  # the mistake: not clipped at 0
+    total = difference.sum()
+    return difference / total if total > 0 else np.array(target, dtype=float)
+
+
 def over_one_minus_alpha(target, draft):
     alpha = float(np.minimum(target, draft).sum())
     excess = np.maximum(target - draft, 0.0)
@@ -188,6 +194,9 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "α is Σ min(p(x), q(x)), not Σ p(x)·q(x)."),
         Mistake("mean_not_sum", lambda p, q: float(np.minimum(p, q).mean()),  # the mistake
                 "sum min(p(x), q(x)) over the tokens; you took the mean (the sum divided by V)."),
+        Mistake("ratio_without_min", lambda p, q: float((q * (p / q)).sum()),  # the mistake
+                "the acceptance probability is min(1, p(x)/q(x)): without the min, q(x)·p(x)/q(x) is just p(x), "
+                "and the sum is 1 (or NaN where p(x) = q(x) = 0)."),
         Mistake("summed_ratios", lambda p, q: float(np.minimum(1.0, p / q).sum()),  # the mistake
                 "you summed the acceptance probabilities min(1, p(x)/q(x)); weight each by q(x), how often the "
                 "draft proposes x: Σ q(x)·min(1, p(x)/q(x)) = Σ min(p(x), q(x))."),
@@ -201,6 +210,9 @@ MISTAKES: dict[str, list[Mistake]] = {
         Mistake("uniform_fallback", lambda p, q: residual(p, q, np.full(p.shape, 1 / p.size)),  # the mistake
                 FALLBACK_IS_TARGET),
         Mistake("zero_fallback", lambda p, q: residual(p, q, np.zeros_like(p)), FALLBACK_IS_TARGET),  # the mistake
+        Mistake("unclipped", unclipped,
+                "clip first, max(0, p − q): p − q itself sums to 0 (both rows sum to 1), so dividing by its sum "
+                "gives a fallback or a division by a rounding error."),
         Mistake("not_normalised", lambda p, q: np.maximum(p - q, 0.0),  # the mistake
                 "divide max(0, p − q) by its sum, so that the residual sums to 1."),
         Mistake("draft_minus_target", lambda p, q: residual(q, p, fallback=p),  # the mistake: q − p
