@@ -1,16 +1,17 @@
-"""Notebook 07 compares nothing that depends on its corpus, except the measured values it teaches with.
+"""Notebooks 07 and 09 compare nothing that depends on their corpus, except the measured values they teach with.
 
 The standard library's docstrings differ between Python versions, so a compared output computed from
-them passes only on the Python the notebooks are run with (binder/runtime.txt pins it). The notebook
-prints what the small text inside it gives, and, in the two cells of `CORPUS_VALUES`, the measured
-values a learner reasons about (α, characters per call, speedups), rounded to two decimals. This
-test runs the notebook with `stdlib_corpus` replaced by another English text of the same size: every
-other output nbval compares comes out the same as the stored one, and those two cells print the same
-lines with other numbers.
+them passes only on the Python the notebooks were executed with (binder/runtime.txt pins it). The
+notebooks print what small texts inside them give, and, in the cells of `notebook_corpus.CORPUS_CELLS`,
+the measured values a learner reasons about (α, characters per call, speedups), rounded to two decimals.
+This test runs each notebook with `stdlib_corpus` replaced by another English text of the same size:
+every other output nbval compares comes out the same as the stored one, and those cells print the same
+lines with other numbers. On another Python, nbval runs those cells without comparing them (conftest.py),
+and this test is what checks them.
 
 How the corpus is replaced: a first cell, added to a copy of the notebook before it runs, points
 `specdec.text.stdlib_corpus` (and the name in `specdec.text.corpus`) at a function returning the
-other text; a last cell checks that the notebook's `corpus` is that text. The library itself has
+other text; a last cell checks that the notebook's `corpus` is that text (or its start). The library itself has
 no switch for tests.
 """
 
@@ -22,11 +23,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NOTEBOOK = NOTEBOOKS / "07_real_text.ipynb"
+import pytest
+
+from .notebook_corpus import CORPUS_CELLS, NOTEBOOKS
+
 SANITIZE = NOTEBOOKS / "nbval_sanitize.cfg"
-#: Cells that print measured values of the corpus (issue 19: print the values, not ✓ lines).
-CORPUS_VALUES = {"9283b85a", "726a3178"}
 NUMBER = re.compile(r"\d+(\.\d+)?")
 
 #: Output fields nbval does not compare (its defaults, as in nbval.plugin.IPyNbFile.skip_compare).
@@ -45,8 +46,7 @@ specdec.text.corpus.stdlib_corpus = _replacement_corpus
 """
 
 CHECK = """
-assert corpus == _replacement, "the notebook did not use the replacement corpus"
-print(len(corpus))
+print(len(corpus) >= 100_000 and _replacement.startswith(corpus))  # the notebook's corpus (or its start)
 """
 
 
@@ -109,25 +109,27 @@ def test_the_replacement_is_other_english_of_the_same_size():
     assert sum(char.isalpha() or char == " " for char in text) / len(text) > 0.75
 
 
-def test_compared_outputs_do_not_depend_on_the_corpus(tmp_path):
-    stored = nbformat.read(NOTEBOOK, as_version=4)
+@pytest.mark.parametrize("name", sorted(CORPUS_CELLS))
+def test_compared_outputs_do_not_depend_on_the_corpus(tmp_path, name):
+    notebook = NOTEBOOKS / name
+    stored = nbformat.read(notebook, as_version=4)
     corpus_file = tmp_path / "other_corpus.txt"
     corpus_file.write_text(replacement_corpus(), encoding="utf-8")
 
-    patched = nbformat.read(NOTEBOOK, as_version=4)
+    patched = nbformat.read(notebook, as_version=4)
     patched.cells.insert(0, nbformat.v4.new_code_cell(PATCH.format(path=str(corpus_file))))
     patched.cells.append(nbformat.v4.new_code_cell(CHECK))
     NotebookClient(patched, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
 
     ran = patched.cells[1:-1]
-    assert patched.cells[-1].outputs[0].text.strip() == "1000000"
+    assert patched.cells[-1].outputs[0].text.strip() == "True", "the notebook did not use the replacement corpus"
     assert len(ran) == len(stored.cells)
     checked = 0
     for index, (before, after) in enumerate(zip(stored.cells, ran)):
         if before.cell_type != "code":
             continue
-        if before.get("id") in CORPUS_VALUES:
+        if before.get("id") in CORPUS_CELLS[name]:
             # Same lines, other numbers: every number is a value of the corpus, at most two decimals.
             assert [NUMBER.sub("#", str(part)) for part in compared(after)] == \
                 [NUMBER.sub("#", str(part)) for part in compared(before)], f"cell {index} prints other lines"
@@ -137,4 +139,4 @@ def test_compared_outputs_do_not_depend_on_the_corpus(tmp_path):
             continue
         assert compared(after) == compared(before), f"cell {index} differs on another corpus"
         checked += bool(compared(before))
-    assert checked >= 6  # the cells that print something compared
+    assert checked >= len(CORPUS_CELLS[name]) + 2  # the corpus cells and at least two others that print
