@@ -2,8 +2,8 @@
 
 `specdec.text.stdlib_corpus` reads the running Python's own docstrings, which differ between Python
 versions; these cells print values measured on it (α, characters per call, speedups). Strict nbval
-compares them on the Python the notebooks were executed with; `tests/conftest.py` runs them without
-comparing on any other, and `tests/test_corpus_notebooks.py` checks on every Python that they print the
+compares them on the Python the notebooks were executed with; on any other, the repository's root
+`conftest.py` has nbval run them without comparing (`leave_corpus_cells_uncompared`), and `tests/test_corpus_notebooks.py` checks on every Python that they print the
 same lines with other numbers when the corpus is another text, and that no other cell depends on it.
 """
 
@@ -26,3 +26,27 @@ def executed_with(name: str) -> tuple[int, int]:
     version = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["metadata"]["language_info"]["version"]
     major, minor = version.split(".")[:2]
     return int(major), int(minor)
+
+
+def leave_corpus_cells_uncompared(items, python: tuple[int, int]) -> int:
+    """Have nbval run the corpus cells of notebooks executed with another Python than `python` without
+    comparing their outputs; the number of cells left uncompared."""
+    left = 0
+    for item in items:
+        cells = CORPUS_CELLS.get(item.path.name) if hasattr(item, "cell") and hasattr(item, "options") else None
+        if cells and item.cell.get("id") in cells and python != executed_with(item.path.name):
+            item.options["check"] = False
+            left += 1
+    return left
+
+
+def header_line(python: tuple[int, int]) -> str | None:
+    """What pytest's header says when `python` is not the one the notebooks were executed with."""
+    versions = {executed_with(name) for name in CORPUS_CELLS}
+    if python in versions:
+        return None
+    count = sum(len(cells) for cells in CORPUS_CELLS.values())
+    executed = ", ".join(f"{major}.{minor}" for major, minor in sorted(versions))
+    return (f"notebooks: executed with Python {executed}; on this Python the {count} cells that print values "
+            "measured on the standard library's docstrings run without comparing their outputs "
+            "(tests/test_corpus_notebooks.py checks their lines)")

@@ -6,8 +6,8 @@ notebooks print what small texts inside them give, and, in the cells of `noteboo
 the measured values a learner reasons about (α, characters per call, speedups), rounded to two decimals.
 This test runs each notebook with `stdlib_corpus` replaced by another English text of the same size:
 every other output nbval compares comes out the same as the stored one, and those cells print the same
-lines with other numbers. On another Python, nbval runs those cells without comparing them (conftest.py),
-and this test is what checks them.
+lines with other numbers. On another Python, nbval runs those cells without comparing them (the root
+conftest.py), and this test is what checks them.
 
 How the corpus is replaced: a first cell, added to a copy of the notebook before it runs, points
 `specdec.text.stdlib_corpus` (and the name in `specdec.text.corpus`) at a function returning the
@@ -25,7 +25,7 @@ from nbclient import NotebookClient
 
 import pytest
 
-from .notebook_corpus import CORPUS_CELLS, NOTEBOOKS
+from .notebook_corpus import CORPUS_CELLS, NOTEBOOKS, executed_with, header_line, leave_corpus_cells_uncompared
 
 SANITIZE = NOTEBOOKS / "nbval_sanitize.cfg"
 NUMBER = re.compile(r"\d+(\.\d+)?")
@@ -140,3 +140,22 @@ def test_compared_outputs_do_not_depend_on_the_corpus(tmp_path, name):
         assert compared(after) == compared(before), f"cell {index} differs on another corpus"
         checked += bool(compared(before))
     assert checked >= len(CORPUS_CELLS[name]) + 2  # the corpus cells and at least two others that print
+
+
+class NotebookCell:
+    """What `leave_corpus_cells_uncompared` reads of one of nbval's cell items."""
+
+    def __init__(self, name, cell_id):
+        self.path, self.cell, self.options = NOTEBOOKS / name, {"id": cell_id}, {"check": True}
+
+
+def test_on_another_python_only_the_corpus_cells_are_left_uncompared():
+    executed = executed_with("07_real_text.ipynb")
+    other = (executed[0], executed[1] + 1)
+    items = [NotebookCell("07_real_text.ipynb", "9283b85a"), NotebookCell("07_real_text.ipynb", "e5e3a95a"),
+             NotebookCell("01_one_token_acceptance_and_residual.ipynb", "9283b85a")]
+    assert leave_corpus_cells_uncompared(items, executed) == 0 and all(item.options["check"] for item in items)
+    assert header_line(executed) is None
+    assert leave_corpus_cells_uncompared(items, other) == 1
+    assert [item.options["check"] for item in items] == [False, True, True]
+    assert "run without comparing their outputs" in header_line(other)
