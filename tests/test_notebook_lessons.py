@@ -3,7 +3,8 @@
 The rules apply to every numbered notebook, whatever its number:
 
 - No internal words ("SPEC", "contract", "nbval") in the markdown of any notebook or solution.
-- Every lesson (a numbered notebook other than 00 and the exercises): a Recap heading; before each
+- Every lesson (a numbered notebook other than 00 and the exercises): a Recap heading, then a "Next" link
+  to the notebook numbered after it, and a Quiz heading; before each
   explorer (a cell whose output goes through a widget, tagged nbval-ignore-output) a Predict prompt
   with its answer hidden in <details>; every glossary term, where it first appears as prose, inside an
   <abbr> whose title is its glossary definition.
@@ -48,6 +49,16 @@ def test_no_internal_words_in_learner_text(path):
 @pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
 def test_a_recap_heading(path):
     assert any(re.search(r"^#+ .*\bRecap\b", text, re.M) for text in markdown_cells(path))
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
+def test_a_lesson_ends_with_a_link_to_the_next_notebook_and_a_quiz(path):
+    following = NUMBERED[NUMBERED.index(path) + 1].name
+    texts = markdown_cells(path)
+    recap = next(index for index, text in enumerate(texts) if re.search(r"^#+ .*\bRecap\b", text, re.M))
+    assert any(re.search(rf"^Next, \[[^\]]+\]\({re.escape(following)}\)", text, re.M) for text in texts[recap:]), \
+        f"no 'Next, [...]({following})' after the Recap"
+    assert any(re.search(r"^## Quiz$", text, re.M) for text in texts[recap:])
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=_ids(LESSONS))
