@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tests.notebook_corpus import leave_corpus_cells_uncompared, header_line
+from tests.notebook_corpus import header_line, leave_corpus_cells_uncompared
 
 
 def pytest_collection_modifyitems(config, items):

@@ -3,8 +3,9 @@
 `specdec.text.stdlib_corpus` reads the running Python's own docstrings, which differ between Python
 versions; these cells print values measured on it (α, characters per call, speedups). Strict nbval
 compares them on the Python the notebooks were executed with; on any other, the repository's root
-`conftest.py` has nbval run them without comparing (`leave_corpus_cells_uncompared`), and `tests/test_corpus_notebooks.py` checks on every Python that they print the
-same lines with other numbers when the corpus is another text, and that no other cell depends on it.
+`conftest.py` has nbval run them without comparing (`leave_corpus_cells_uncompared`). On every Python,
+`tests/test_corpus_notebooks.py` checks that they print the same lines with other numbers when the
+corpus is another text, and that no other cell depends on it.
 """
 
 from __future__ import annotations

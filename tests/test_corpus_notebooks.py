@@ -11,19 +11,17 @@ conftest.py), and this test is what checks them.
 
 How the corpus is replaced: a first cell, added to a copy of the notebook before it runs, points
 `specdec.text.stdlib_corpus` (and the name in `specdec.text.corpus`) at a function returning the
-other text; a last cell checks that the notebook's `corpus` is that text (or its start). The library itself has
-no switch for tests.
+other text; a last cell checks that the notebook's `corpus` is that text (or its start). The library
+itself has no switch for tests.
 """
 
 import configparser
 import random
 import re
-from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
-
 import pytest
+from nbclient import NotebookClient
 
 from .notebook_corpus import CORPUS_CELLS, NOTEBOOKS, executed_with, header_line, leave_corpus_cells_uncompared
 

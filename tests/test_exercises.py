@@ -395,40 +395,38 @@ def test_a_speedup_that_gives_nan_for_a_free_draft_is_told_to_write_the_cost_as_
     assert result.case.label.startswith("a free draft") and "c/(c + γ) is ∞/∞ = NaN" in result.hint
 
 
-def test_a_fallback_to_the_uniform_distribution_fails_the_step_where_p_is_not_uniform():
-    def uniform_fallback(target_probs, draft_probs, draft_tokens, rng):
+def step_with_replacement(replacement):
+    """A learner's verify step, right but for its replacement, drawn from ``replacement(p_i, q_i)``."""
+    def step(target_probs, draft_probs, draft_tokens, rng):
         vocab, tokens = target_probs.shape[1], []
         for i, x in enumerate(draft_tokens):
             if rng.random() < min(1.0, target_probs[i][x] / draft_probs[i][x]):
                 tokens.append(x)
                 continue
-            excess = np.maximum(target_probs[i] - draft_probs[i], 0.0)
-            fallback = np.full(vocab, 1 / vocab)  # the mistake: not a copy of p
-            return tokens + [int(rng.choice(vocab, p=excess / excess.sum() if excess.sum() > 0 else fallback))]
+            return tokens + [int(rng.choice(vocab, p=replacement(target_probs[i], draft_probs[i])))]
         return tokens + [int(rng.choice(vocab, p=target_probs[-1]))]
+    return step
 
-    result = check("speculative_step", uniform_fallback)
+
+def test_a_fallback_to_the_uniform_distribution_fails_the_step_where_p_is_not_uniform():
+    def uniform_fallback(p, q):
+        excess = np.maximum(p - q, 0.0)
+        return excess / excess.sum() if excess.sum() > 0 else np.full(p.size, 1 / p.size)  # the mistake: not p
+
+    result = check("speculative_step", step_with_replacement(uniform_fallback))
     assert result.case.label == "the same at V = 3, where the fallback p is not uniform"
 
 
 def test_a_known_mistake_that_raises_is_named_only_for_the_same_error():
-    def over_one_minus_alpha_step(target_probs, draft_probs, draft_tokens, rng):
-        vocab, tokens = target_probs.shape[1], []
-        for i, x in enumerate(draft_tokens):
-            if rng.random() < min(1.0, target_probs[i][x] / draft_probs[i][x]):
-                tokens.append(x)
-                continue
-            alpha = np.minimum(target_probs[i], draft_probs[i]).sum()
-            excess = np.maximum(target_probs[i] - draft_probs[i], 0.0)
-            return tokens + [int(rng.choice(vocab, p=excess / (1 - alpha)))]  # the mistake: sums to 0 here
-        return tokens + [int(rng.choice(vocab, p=target_probs[-1]))]
+    def over_one_minus_alpha(p, q):
+        return np.maximum(p - q, 0.0) / (1 - np.minimum(p, q).sum())  # the mistake: sums to 0 where p ≤ q
 
-    result = check("speculative_step", over_one_minus_alpha_step)
+    result = check("speculative_step", step_with_replacement(over_one_minus_alpha))
     assert "do not sum to 1" in result.message
     assert "0/0 is NaN" not in result.hint and result.hint.startswith("rng.choice needs probabilities that sum to 1")
 
 
-def test_a_residual_computed_in_float32_is_told_the_difference_it_cannot_see():
+def test_a_residual_computed_in_float32_is_told_how_small_the_difference_is():
     def in_float32(target, draft):
         excess = np.maximum(target - draft, 0.0).astype(np.float32)  # the mistake: float32 arithmetic
         return (excess / excess.sum()).astype(float) if excess.sum() > 0 else np.array(target, dtype=float)

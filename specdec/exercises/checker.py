@@ -339,8 +339,8 @@ class ResultKind:
         return self.right_type(got)
 
     def same_result(self, first: Outcome, second: Outcome) -> bool:
-        """The same exception type, or the same value (up to tolerance) and generator state."""
-        if first.error is not None or second.error is not None:  # the same error: the same type and message
+        """The same exception (type and message), or the same value (up to tolerance) and generator state."""
+        if first.error is not None or second.error is not None:
             return (first.error is not None and second.error is not None) and first.error_text == second.error_text
         a, b = self.normalise(first.value), self.normalise(second.value)
         return first.rng_state == second.rng_state and (a is None and b is None or (
@@ -462,8 +462,10 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
     problem, case, outcome = problems[index], cases[index], got[index]
     shown = [s for s in SYMPTOMS if exercise.name in s.exercises and problem.kind in s.kinds and s.shows(case, outcome)]
     plain, last_resort = [s.hint for s in shown if not s.last_resort], [s.hint for s in shown if s.last_resort]
-    if plain or problem.hint:
-        return (plain or [problem.hint])[0], None
+    if plain:
+        return plain[0], None
+    if problem.hint:
+        return problem.hint, None
     if _called_with_other_parameters(outcome.error):
         return (f"your function must take the parameters of specdec.{exercise.name}, in this order: "
                 f"({', '.join(case.parameters)})."), None

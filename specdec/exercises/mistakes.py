@@ -204,7 +204,7 @@ MISTAKES: dict[str, list[Mistake]] = {
     "residual_distribution": [
         Mistake("over_one_minus_alpha", over_one_minus_alpha,
                 "you divided max(0, p − q) by 1 − α. The two are equal in exact arithmetic, but rows sum to 1 only "
-                "up to rounding, so 1 − α can be positive while max(0, p − q) sums to 0 (here 1 − α is 1e-9). "
+                "up to rounding, so 1 − α can be positive (1e-9 in one case here) while max(0, p − q) sums to 0. "
                 "Divide by the residual's own sum, and return a copy of target when that sum is 0."),
         Mistake("without_fallback", without_fallback, RESIDUAL_WITHOUT_FALLBACK),
         Mistake("uniform_fallback", lambda p, q: residual(p, q, np.full(p.shape, 1 / p.size)),  # the mistake
