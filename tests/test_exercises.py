@@ -435,6 +435,21 @@ def test_a_residual_computed_in_float32_is_told_how_small_the_difference_is():
     assert re.search(r"the values differ, but only by up to \d\.\de-0[89]: float32 arithmetic", result.message)
 
 
+def test_a_step_that_renormalises_its_inputs_in_place_is_told_the_change_is_only_rounding():
+    def renormalised(target_probs, draft_probs, draft_tokens, rng):
+        target_probs /= target_probs.sum(axis=1, keepdims=True)  # the mistake: writes into the caller's array
+        return speculative_step(target_probs, draft_probs, draft_tokens, rng)
+
+    result = check("speculative_step", renormalised)
+    assert re.search(r"differed from what was passed in, by at most \d\.\de-\d\d \(too little to show\)",
+                     problem_of(result))
+
+
+def test_an_expected_tokens_kept_from_dividing_by_zero_with_an_epsilon_is_told_what_alpha_one_gives():
+    result = check("expected_tokens", lambda alpha, gamma: (1 - alpha ** (gamma + 1)) / (1 - alpha + 1e-12))
+    assert result.hint.startswith("at α = 1 the formula divides by zero")
+
+
 def problem_of(result) -> str:
     return next(row.text for row in result.rows if row.label == "problem")
 

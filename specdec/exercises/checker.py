@@ -274,6 +274,15 @@ def _array_type(got: Outcome) -> Problem | None:
     return None
 
 
+def _changed_by_rounding(changed: dict, case: Case) -> str:
+    """', by at most 2.8e-17 (too little to show)' when every changed array moved by rounding only, else ''."""
+    given = dict(case.inputs)
+    shifts = [float(np.max(np.abs(after - given[name]))) for name, after in changed.items()
+              if isinstance(after, np.ndarray) and after.shape == np.shape(given[name]) and after.dtype.kind == "f"]
+    largest = max(shifts) if len(shifts) == len(changed) else math.inf
+    return f", by at most {largest:.1e} (too little to show)" if largest < 1e-9 else ""
+
+
 def _changed_input_hint(changed: dict) -> str:
     names = " and ".join(changed)
     if all(isinstance(value, list) for value in changed.values()):
@@ -313,7 +322,7 @@ class ResultKind:
     why_not: Callable | None = None
     """Optional: what in a refused value is not of the kind (words, or None)."""
 
-    def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
+    def first_problem(self, expected: Outcome, got: Outcome, case: Case) -> Problem | None:
         if got.error is not None:
             return Problem("error", f"your function raised {got.error_text}")
         if got.used_global_rng:
@@ -321,7 +330,8 @@ class ResultKind:
                            GLOBAL_RNG)
         if got.changed_inputs:
             return Problem("changed_input", f"after the call, {', '.join(got.changed_inputs)} differed from what was "
-                           "passed in", _changed_input_hint(got.changed_inputs))
+                           f"passed in{_changed_by_rounding(got.changed_inputs, case)}",
+                           _changed_input_hint(got.changed_inputs))
         value = self.normalise(got.value)
         if value is None:
             dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
@@ -678,7 +688,7 @@ def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT,
                                f"{case.label}", rows, TIMED_OUT, case)
         got.append(outcome)
     expected = [run(exercise.reference, case) for case in cases]
-    problems = [exercise.result.first_problem(e, g) for e, g in zip(expected, got)]
+    problems = [exercise.result.first_problem(e, g, case) for e, g, case in zip(expected, got, cases)]
     failing = [i for i, problem in enumerate(problems) if problem is not None]
     if not failing:
         return CheckResult(name, "passed", f"✓ {name}: all {len(cases)} cases pass",

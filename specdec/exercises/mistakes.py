@@ -348,7 +348,7 @@ def no_gamma_chosen(value) -> bool:
 
 SYMPTOMS = [
     Symptom(("expected_tokens",), ("error", "value"), lambda case, got: "alpha_one" in case.tags
-            and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value)),
+            and (isinstance(got.error, ZeroDivisionError) or not_finite(got.value) or got.value == 0),  # 0: 0/ε
             "at α = 1 the formula divides by zero (1 − α = 0). There every draft token is accepted and a step yields "
             "γ + 1 tokens: return float(gamma + 1) when alpha == 1."),
     Symptom(("speedup", "optimal_gamma"), ("error", "value", "type"), lambda case, got: "alpha_one" in case.tags
