@@ -10,6 +10,7 @@ corpus is another text, and that no other cell depends on it.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -22,6 +23,7 @@ CORPUS_CELLS = {
 }
 
 
+@functools.cache
 def executed_with(name: str) -> tuple[int, int]:
     """The Python (major, minor) that the committed notebook `name` was executed with."""
     version = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["metadata"]["language_info"]["version"]

@@ -70,7 +70,8 @@ class TimedOut(BaseException):
 @dataclass(frozen=True)
 class Outcome:
     """What one call did: its value or exception (`TimedOut` if stopped), the inputs it changed (by name, as
-    they were after it), those its value shares memory with, rng's state after it, any global draws."""
+    they were after it) and by how much when all are float arrays, those its value shares memory with, rng's
+    state after it, any global draws."""
 
     value: object = None
     error: BaseException | None = None
@@ -78,6 +79,7 @@ class Outcome:
     aliased_inputs: tuple = ()
     rng_state: dict | None = None
     used_global_rng: bool = False
+    input_shift: float | None = None
 
     @property
     def error_text(self) -> str:
@@ -123,10 +125,13 @@ def run(function, case: Case, time_limit: float | None = None) -> Outcome:
     random.setstate(python_state)
     given = list(zip(case.inputs, arguments))
     changed = {name: after for (name, before), after in given if not _same(after, before)}
+    shifts = [float(np.max(np.abs(after - before))) for (name, before), after in given if name in changed
+              and isinstance(after, np.ndarray) and after.shape == before.shape and after.dtype.kind == "f"]
     aliased = tuple(name for (name, _), after in given if isinstance(value, np.ndarray)
                     and isinstance(after, np.ndarray) and np.shares_memory(value, after))
     rng_state = arguments[-1].bit_generator.state if case.seed is not None else None
-    return Outcome(value, error, changed, aliased, rng_state, used_global_rng)
+    input_shift = max(shifts) if changed and len(shifts) == len(changed) else None
+    return Outcome(value, error, changed, aliased, rng_state, used_global_rng, input_shift)
 
 
 def _same(given, original) -> bool:
@@ -274,15 +279,6 @@ def _array_type(got: Outcome) -> Problem | None:
     return None
 
 
-def _changed_by_rounding(changed: dict, case: Case) -> str:
-    """', by at most 2.8e-17 (too little to show)' when every changed array moved by rounding only, else ''."""
-    given = dict(case.inputs)
-    shifts = [float(np.max(np.abs(after - given[name]))) for name, after in changed.items()
-              if isinstance(after, np.ndarray) and after.shape == np.shape(given[name]) and after.dtype.kind == "f"]
-    largest = max(shifts) if len(shifts) == len(changed) else math.inf
-    return f", by at most {largest:.1e} (too little to show)" if largest < 1e-9 else ""
-
-
 def _changed_input_hint(changed: dict) -> str:
     names = " and ".join(changed)
     if all(isinstance(value, list) for value in changed.values()):
@@ -322,16 +318,17 @@ class ResultKind:
     why_not: Callable | None = None
     """Optional: what in a refused value is not of the kind (words, or None)."""
 
-    def first_problem(self, expected: Outcome, got: Outcome, case: Case) -> Problem | None:
+    def first_problem(self, expected: Outcome, got: Outcome) -> Problem | None:
         if got.error is not None:
             return Problem("error", f"your function raised {got.error_text}")
         if got.used_global_rng:
             return Problem("global_rng", "your function drew from numpy's (or Python's) global random generator",
                            GLOBAL_RNG)
         if got.changed_inputs:
+            by_rounding = got.input_shift is not None and got.input_shift < 1e-9
             return Problem("changed_input", f"after the call, {', '.join(got.changed_inputs)} differed from what was "
-                           f"passed in{_changed_by_rounding(got.changed_inputs, case)}",
-                           _changed_input_hint(got.changed_inputs))
+                           "passed in" + (f", by at most {got.input_shift:.1e} (too little to show)" if by_rounding
+                                          else ""), _changed_input_hint(got.changed_inputs))
         value = self.normalise(got.value)
         if value is None:
             dtype = getattr(got.value, "dtype", None) if self.with_dtype else None
@@ -688,7 +685,7 @@ def check_exercise(exercise: Exercise, function, time_limit: float = TIME_LIMIT,
                                f"{case.label}", rows, TIMED_OUT, case)
         got.append(outcome)
     expected = [run(exercise.reference, case) for case in cases]
-    problems = [exercise.result.first_problem(e, g, case) for e, g, case in zip(expected, got, cases)]
+    problems = [exercise.result.first_problem(e, g) for e, g in zip(expected, got)]
     failing = [i for i, problem in enumerate(problems) if problem is not None]
     if not failing:
         return CheckResult(name, "passed", f"✓ {name}: all {len(cases)} cases pass",
