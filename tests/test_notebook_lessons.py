@@ -10,11 +10,14 @@ The rules apply to every numbered notebook, whatever its number:
   <abbr> whose title is its glossary definition.
 - Leviathan et al. and Chen et al. are linked where first named.
 - 00 has the glossary and the further reading, and its map lists every numbered notebook.
+- A link that names a numbered notebook by its number ("Next, [03 · …]", the maps of 00 and the README)
+  gives the notebook's own title.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -125,3 +128,18 @@ def test_start_here_maps_every_numbered_notebook():
     # and links no notebook that is not there
     for linked in re.findall(r"\]\((\d\d_[^)]+\.ipynb)\)", table):
         assert (NOTEBOOKS / linked).exists(), linked
+
+
+def _title(path):
+    return re.search(r"^# (\d\d) · (.+)$", markdown_cells(path)[0], re.M).groups()
+
+
+def test_links_that_number_a_notebook_give_its_title():
+    titles = {path.name: _title(path) for path in NUMBERED}
+    readme = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+    texts = [readme] + [text for path in LEARNER for text in markdown_cells(path)]
+    links = [(TAGS.sub("", shown), name) for text in texts
+             for shown, name in re.findall(r"\[(\d\d\b[^\]]*)\]\((?:\.\./|notebooks/)?(\d\d_[^)#]+\.ipynb)\)", text)]
+    wrong = [f"[{shown}]({name})" for shown, name in links if shown != titles[name][0]  # "[05]" alone is fine
+             and re.sub(r"\s*·\s*|\s+", " ", shown).lower() != " ".join(titles[name]).lower()]
+    assert len(links) >= 3 * len(NUMBERED) - 2 and wrong == []
