@@ -622,6 +622,30 @@ def test_optimal_gamma_that_returns_the_argmax_as_gamma():
     assert result.hint.startswith("np.argmax gives the position of the best speedup in your list, counted from 0")
 
 
+def optimal_gamma_rounded(alpha, c):
+    gamma = max(range(1, 21), key=lambda g: (speedup(alpha, g, c), -g))
+    return gamma, round(speedup(alpha, gamma, c), 2)  # the mistake: the speedup rounded
+
+
+@pytest.mark.parametrize("name, function, digits", [
+    ("speedup", lambda alpha, gamma, c: round(speedup(alpha, gamma, c), 2), "2 decimals"),  # the mistake
+    ("residual_distribution", lambda p, q: np.round(residual_distribution(p, q), 1), "1 decimal"),  # the mistake
+    ("optimal_gamma", optimal_gamma_rounded, "2 decimals")])
+def test_a_result_rounded_before_it_is_returned_is_told_so(name, function, digits):
+    result = check(name, function)
+    assert not result.passed and result.hint.startswith(f"your result is the right one rounded to {digits}: return")
+
+
+def test_a_rounding_seen_on_some_failing_cases_only_is_not_named():
+    def partly_rounded(alpha, gamma):
+        value = expected_tokens(alpha, gamma)
+        return round(value, 2) if alpha > 0.5 else value + 1  # the mistake: rounded on some cases, wrong on others
+
+    result = check("expected_tokens", partly_rounded)
+    assert not result.passed and result.case.label == "worked example (α = 0.8)"
+    assert result.hint is None or "rounded" not in result.hint
+
+
 @pytest.mark.parametrize("name", ["acceptance_rate", "residual_distribution", "expected_tokens", "speedup",
                                   "optimal_gamma"])
 def test_each_known_formula_mistake_is_named(name):

@@ -7,7 +7,8 @@ a wrong value (a float within a relative 1e-9, an array's entries within 1e-9), 
 state, the type of a right value.
 The hint comes from what the failing case shows (`mistakes.SYMPTOMS`), from the problem itself, or
 from the first known wrong version (`mistakes.MISTAKES`) whose outcomes the learner's reproduces:
-on every case for the verify step, on every wrongly answered case for the others.
+on every case for the verify step, on every wrongly answered case for the others; failing that, from
+a rounding, when every wrong value is the right one rounded to the same number of decimals.
 
 What is simplified: the checker can only name mistakes it knows (an unknown one still gets the
 failing case, and for the verify step the correct rule's draws); the time limit stops a Python
@@ -58,6 +59,8 @@ NUMPY_INTEGERS = ("return Python ints, not numpy integers: an element of a numpy
 RETURN_FLOAT = "return one Python float."
 RETURN_ARRAY = "return a numpy float array of shape (V,), e.g. np.asarray(values, dtype=float)."
 RETURN_TOKEN_LIST = "return a list of Python ints, e.g. [0, 1, 2]."
+ROUNDED = ("your result is the right one rounded to {}: return it unrounded, and round only where you print it "
+           "(`f\"{{value:.2f}}\"`).")
 RETURN_PAIR = "return a tuple (γ, speedup): return best_gamma, best_speedup."
 
 # --- Running one case ----------------------------------------------------------------------------
@@ -464,6 +467,15 @@ def draws_made(case: Case, state: dict, limit: int = 256) -> int | None:
     return None
 
 
+def _rounding(result: ResultKind, expected, got, indices) -> str | None:
+    """'2 decimals' if each outcome in `indices` is the reference's rounded to that many decimals (of a pair
+    (γ, speedup), the speedup, with γ right); else None."""
+    pairs = [(result.normalise(got[i].value), result.normalise(expected[i].value)) for i in indices]
+    pairs = [(a[1], b[1]) if isinstance(b, tuple) and a and a[0] == b[0] else (a, b) for a, b in pairs]
+    digits = next((k for k in range(1, 10) if all(np.array_equal(np.round(b, k), a) for a, b in pairs)), None)
+    return None if digits is None else "1 decimal" if digits == 1 else f"{digits} decimals"
+
+
 def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tuple[str | None, str | None]:
     """The hint for `problems[index]`, the first failure, and where real code made the same mistake."""
     problem, case, outcome = problems[index], cases[index], got[index]
@@ -484,6 +496,8 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
     for known in exercise.mistakes if relevant else ():
         if all(exercise.result.same_result(run(known.function, cases[i]), got[i]) for i in relevant):
             return known.hint, known.in_practice
+    if problem.kind == "value" and (rounded := _rounding(exercise.result, expected, got, relevant)):
+        return ROUNDED.format(rounded), None
     if problem.kind == "draws":
         rule_draws, your_draws = draws_made(case, expected[index].rng_state), draws_made(case, outcome.rng_state)
         counted = (f"here the rule made {rule_draws} draws from rng and yours made {your_draws}. "

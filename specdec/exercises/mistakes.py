@@ -314,6 +314,9 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "1 + γ/c, not 1 + γ·c."),
         Mistake("cost_without_target", lambda a, g, c: expected_tokens(a, g) / (g / c),  # the mistake
                 "a step also runs the target once: its cost is 1 + γ/c, not γ/c."),
+        Mistake("floor_division", lambda a, g, c: expected_tokens(a, g) / (1 + g // c),  # the mistake
+                "γ/c is a true division: gamma // c rounds down to a whole number, 0 whenever γ < c, as if the "
+                "draft were free. Write 1 + gamma / c."),
         Mistake("no_cost", lambda a, g, c: expected_tokens(a, g),  # the mistake
                 "divide the expected tokens by the cost of the step, 1 + γ/c target passes."),
         Mistake("cost_gamma_plus_one", lambda a, g, c: expected_tokens(a, g) / (1 + (g + 1) / c),  # the mistake
@@ -328,6 +331,9 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "return int(np.argmax(values)) + 1 with its speedup."),
         Mistake("range_end", lambda a, c: best_gamma(a, c, range(1, 20)),  # the mistake
                 "γ runs from 1 to 20 inclusive: range(1, 21) — range(1, 20) stops at 19."),
+        Mistake("range_to_ten", lambda a, c: best_gamma(a, c, range(1, 11)),  # the mistake
+                "search γ = 1 … 20, range(1, 21): a search that stops at γ = 10 misses the best draft length at high "
+                "α (13 at α = 0.9 and c = 20)."),
         Mistake("range_start", lambda a, c: best_gamma(a, c, range(0, 21)),  # the mistake
                 "γ starts at 1: γ = 0 is plain decoding, not a draft length."),
     ],
