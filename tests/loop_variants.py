@@ -6,8 +6,6 @@ token(s), and two broken rules step by step. Arguments are checked as in the pac
 declared checks, before any draw.
 """
 
-import numpy as np
-
 from specdec.core import normalised_for_choice, unchecked_residual
 from specdec.validation import Distribution, Generator, checked
 from specdec.variants.lossy_acceptance import MEDUSA_DELTA, MEDUSA_EPSILON, trace_lossy

@@ -106,6 +106,13 @@ def test_figure_is_updated_in_place_and_controls_are_labelled(explorer):
         assert control.description and control.style.description_width == "initial"
 
 
+def test_the_picture_after_moves_equals_a_full_render(explorer):
+    broken = next(name for name in RULE_LABELS if name != "correct")
+    for name, value in (("position", 2), ("n", 4), ("rule", broken), ("seed", 3), ("rule", "correct")):
+        explorer.controls[name].value = value
+        assert_picture_is_a_full_render(explorer)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [

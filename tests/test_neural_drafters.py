@@ -16,7 +16,7 @@ from specdec.goodness_of_fit import goodness_of_fit
 from specdec.neural import (EagleDrafter, MedusaDrafter, ModelDrafter, PromptLookupDrafter, first_two_character_fits,
                             first_two_character_laws, generate, greedy_text, layer_skip_drafter, load_draft,
                             load_target, one_hot_rows, probabilities, speculative_generate, verify_token_tree)
-from specdec.neural.drafters import Proposal, TargetState
+from specdec.neural.drafters import TargetState
 from specdec.variants.lossy_acceptance import typical_threshold
 from specdec.variants.token_tree import full_tree_parents
 from tests.loop_variants import verify_tree

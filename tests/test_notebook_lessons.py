@@ -17,7 +17,6 @@ The rules apply to every numbered notebook, whatever its number:
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from specdec.theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma, speedup,
+from specdec.theory import (best_draft_lengths, break_even_acceptance_rate, optimal_gamma,
                             speedup_table, speedup_with_one_draft)
 
 

@@ -6,7 +6,6 @@ nothing. Right: the passes each sequence needs for its tokens; the batch is done
 
 from __future__ import annotations
 
-import ipywidgets as widgets
 import numpy as np
 
 from .. import palette
@@ -14,7 +13,7 @@ from ..core import expected_tokens
 from ..validation import Count, Probability, checked
 from ..serving.batch import batch_run
 from .frame import (COMPACT_FIGURE_INCHES, DRAFT_GAMMA_SLIDER_RANGE, SEED_SLIDER_MAX, Explorer, FastRedraw, Picture,
-                    Readout, bold, compact, line, new_figure, panel_axes, role_patch, role_style, slider, styled)
+                    Readout, bold, line, new_figure, panel_axes, role_patch, role_style, slider, styled)
 
 BATCH_RANGE = (1, 12)
 #: Tokens each sequence generates.

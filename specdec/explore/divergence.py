@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 
-import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import FixedLocator
 

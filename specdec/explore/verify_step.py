@@ -465,11 +465,11 @@ class VerifyStepExplorer(Explorer):
         example = example_drafts is not None
         sliders = [self.controls[name] for name in ("gamma", "vocab", "seed")]
         if example and self.learner_settings is None:
-            self.learner_settings = [slider.value for slider in sliders]
+            self.learner_settings = [control.value for control in sliders]
         values = (len(example_drafts), 4, example_seed) if example else self.learner_settings or ()
         self.choosing_rows = True
-        for slider, value in zip(sliders, values):
-            slider.value = value
+        for control, value in zip(sliders, values):
+            control.value = value
         self.choosing_rows = False
         if not example:
             self.learner_settings = None

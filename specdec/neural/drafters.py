@@ -44,7 +44,7 @@ import numpy as np
 from ..variants.token_tree import full_tree_parents
 from .loading import training_record, weight_arrays
 from .transformer import Block, KVCache, Transformer, probabilities
-from .verify import one_hot_rows, tree_children
+from .verify import one_hot_rows
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..core import speculative_step
 from ..neural.transformer import Transformer, probabilities
-from ..validation import Constraint, Count, Generator, InstanceOf, OneOf, PositiveNumber, checked
+from ..validation import Constraint, Count, Generator, InstanceOf, OneOf, checked
 
 #: The ways of handling the caches after a verify step.
 CACHE_RULES = ("exact", "forgets_to_crop", "forgets_catch_up")
