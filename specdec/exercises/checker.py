@@ -471,7 +471,8 @@ def _rounding(result: ResultKind, expected, got, indices) -> str | None:
     """'2 decimals' if each outcome in `indices` is the reference's rounded to that many decimals (of a pair
     (γ, speedup), the speedup, with γ right); else None."""
     pairs = [(result.normalise(got[i].value), result.normalise(expected[i].value)) for i in indices]
-    pairs = [(a[1], b[1]) if isinstance(b, tuple) and a and a[0] == b[0] else (a, b) for a, b in pairs]
+    pairs = [(a[1], b[1]) if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] else (a, b)
+             for a, b in pairs]  # a pair (γ, speedup) with γ right: compare the speedups
     digits = next((k for k in range(1, 10) if all(np.array_equal(np.round(b, k), a) for a, b in pairs)), None)
     return None if digits is None else "1 decimal" if digits == 1 else f"{digits} decimals"
 
