@@ -5,16 +5,21 @@
 * the time of `speculative_step` (checks, then the rule) over the time of the same rule on
   already-checked arrays, at V = 64 and γ = 4 (goal: at most 1.30);
 * the extra time `import specdec` takes after `import numpy`, over the time of `import numpy`,
-  each measured in a fresh interpreter (for information: `specdec/__init__.py` imports neither
-  matplotlib nor ipywidgets, and that is the whole of its care for import time).
+  each measured in a fresh interpreter (goal: at most 20% more). Both are timed from bytecode, as
+  Python imports them by default: numpy's was compiled at install, specdec's is compiled once into
+  a temporary folder first. Where ``PYTHONDONTWRITEBYTECODE`` is set, an import in that environment
+  compiles specdec's source every time while numpy loads its bytecode; that case is printed too.
+  (`specdec/__init__.py` imports neither matplotlib nor ipywidgets: its care for import time.)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -45,14 +50,22 @@ def time_checks(vocab=64, gamma=4, steps=4000, rounds=15, seed=0) -> tuple[float
     return statistics.median(checked), statistics.median(bare)
 
 
-def time_import(runs=15) -> tuple[float, float]:
-    """Median seconds of `import numpy`, and of `import specdec` after it, in fresh interpreters."""
-    numpy_times, specdec_times = [], []
-    for _ in range(runs):
-        output = subprocess.run([sys.executable, "-c", _IMPORT_PROBE], capture_output=True, text=True, check=True)
-        numpy_seconds, specdec_seconds = map(float, output.stdout.split())
-        numpy_times.append(numpy_seconds)
-        specdec_times.append(specdec_seconds)
+def time_import(runs=15, from_bytecode=True) -> tuple[float, float]:
+    """Median seconds of `import numpy`, and of `import specdec` after it, in fresh interpreters: from bytecode
+    (specdec's written once to a temporary folder first), or under this environment's settings unchanged."""
+    environment = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache:
+        if from_bytecode:
+            environment.pop("PYTHONDONTWRITEBYTECODE", None)
+            environment["PYTHONPYCACHEPREFIX"] = cache
+            subprocess.run([sys.executable, "-c", _IMPORT_PROBE], env=environment, capture_output=True, check=True)
+        numpy_times, specdec_times = [], []
+        for _ in range(runs):
+            output = subprocess.run([sys.executable, "-c", _IMPORT_PROBE], env=environment, capture_output=True,
+                                    text=True, check=True)
+            numpy_seconds, specdec_seconds = map(float, output.stdout.split())
+            numpy_times.append(numpy_seconds)
+            specdec_times.append(specdec_seconds)
     return statistics.median(numpy_times), statistics.median(specdec_times)
 
 
@@ -68,9 +81,16 @@ def main(argv=None) -> int:
     print(f"  the rule alone, on checked arrays: {bare * 1e6:8.1f} µs/step")
     print(f"  ratio: {checked / bare:.2f}  (goal: at most 1.30)")
 
-    numpy_seconds, specdec_seconds = time_import(args.import_runs)
-    print(f"import time (median of {args.import_runs} fresh interpreters)")
-    print(f"  import numpy:                 {numpy_seconds * 1e3:7.1f} ms")
-    print(f"  import specdec, after numpy:  {specdec_seconds * 1e3:7.1f} ms")
-    print(f"  extra: {specdec_seconds / numpy_seconds:.0%} of numpy's")
+    print(f"import time (median of {args.import_runs} fresh interpreters each)")
+    settings = [(True, "from bytecode, as Python imports by default")]
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        settings.append((False, "as this environment runs it: PYTHONDONTWRITEBYTECODE is set, so specdec's source is "
+                                "compiled at every import unless its bytecode was cached before"))
+    for from_bytecode, how in settings:
+        numpy_seconds, specdec_seconds = time_import(args.import_runs, from_bytecode)
+        print(f"  {how}:")
+        print(f"    import numpy:                 {numpy_seconds * 1e3:7.1f} ms")
+        print(f"    import specdec, after numpy:  {specdec_seconds * 1e3:7.1f} ms")
+        goal = "  (goal: at most 20%)" if from_bytecode else ""
+        print(f"    extra: {specdec_seconds / numpy_seconds:.0%} of numpy's{goal}")
     return 0
