@@ -403,13 +403,13 @@ You run typical acceptance with a draft equal to the target (q = p), and some dr
     target's entropy H(p), as here; and from H(q) it would still reject the unlikely tokens.
 
 adaptive_full_acceptance · application · c
-Hugging Face transformers' default schedule lengthens γ by 2 after a step whose draft tokens all pass and shortens it
-    by 1 otherwise.
+Hugging Face transformers' "heuristic" schedule (its default in earlier versions) lengthens γ by 2 after a step
+    whose draft tokens all pass and shortens it by 1 otherwise.
     With α ≈ 0.56 at every position and γ = 5, how often does a step lengthen γ?
 (a) About 56% of the steps :: 0.56 is the chance that one draft token passes; all five must.
 (b) About 44% of the steps :: 0.44 is the chance that the first draft token fails, one way of shortening γ.
-(c) About 5.5% of the steps :: All five pass with probability 0.56⁵ ≈ 0.055, so γ mostly shrinks: the schedule was
-    tuned for pairs with high α.
+(c) About 5.5% of the steps :: All five pass with probability 0.56⁵ ≈ 0.055, so γ mostly shrinks: at this α the
+    schedule keeps drafts short.
 
 # How engines draft
 deterministic_draft_rule · application · a

@@ -1,10 +1,11 @@
 """The acceptance numbers serving engines report, computed from the steps of a run, and what they mean.
 
-vLLM counts, over the verify steps of a run (its ``SpecDecodingStats``, documented at
-https://docs.vllm.ai/api/vllm/v1/spec_decode/metrics.html and, per request, at
+vLLM counts, over the verify steps of a run (its ``SpecDecodingStats``, in
+https://github.com/vllm-project/vllm/blob/main/vllm/v1/spec_decode/metrics.py; per request, at
 https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/):
 
-* ``num_drafts``: steps that proposed a draft; ``num_draft_tokens``: draft tokens proposed;
+* ``num_drafts``: drafts, one per request and verify step that carried draft tokens (here one sequence:
+  its steps that proposed a draft); ``num_draft_tokens``: draft tokens proposed;
   ``num_accepted_tokens``: draft tokens accepted; ``num_accepted_tokens_per_pos[j]``: steps whose
   draft token at position j + 1 was accepted;
 
@@ -24,8 +25,8 @@ SGLang logs ``accept len`` and ``accept rate`` and exports them as ``sglang:spec
 https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler_components/metrics_reporter.py).
 It adds one token per sequence and verify step to the accepted draft tokens, so its accept length is
 vLLM's mean acceptance length; its accept rate is accepted over proposed draft tokens, vLLM's draft
-acceptance rate (until https://github.com/sgl-project/sglang/pull/23530, April 2026, it was E[N] over its number of
-draft tokens per step, γ + 1 for a chain).
+acceptance rate (from late 2025 until https://github.com/sgl-project/sglang/pull/23530, April 2026, it was E[N] over its
+number of draft tokens per step, γ + 1 for a chain).
 
 >>> metrics = engine_metrics(drafted=[3, 3, 3], accepted=[3, 0, 1])
 >>> metrics.mean_acceptance_length, round(metrics.draft_acceptance_rate, 3)
