@@ -20,7 +20,8 @@ GLOSSARY = {
                     "tokens gives next-token distributions for all γ + 1 positions at once.",
     "verify step": "One round of speculative decoding: the draft proposes γ tokens, the target scores "
                    "them in one forward pass, and the rule keeps a prefix of them plus one more token.",
-    "acceptance rate": "α = Σ min(p(x), q(x)): the probability that the rule keeps one draft token.",
+    "acceptance rate": "α = Σ min(p(x), q(x)): the probability that the rule keeps one draft token, at one "
+                       "context. Papers report its average over the contexts of a text.",
     "residual": "The distribution norm(max(0, p − q)) from which a rejected draft token is replaced: the "
                 "part of p that the accepted draft tokens do not already supply.",
     "bonus token": "The extra token drawn from the target's last row when every draft token of a step "
@@ -39,8 +40,8 @@ GLOSSARY = {
     "cost ratio": "c = time of one target forward pass / time of one draft forward pass: the reciprocal "
                   "of Leviathan et al.'s cost coefficient c, which this series writes c′ = 1/c.",
     "memory bandwidth": "How many bytes per second a chip can read from its memory. Generating one token "
-                        "reads every weight of the model, so at small batch sizes bandwidth, not "
-                        "arithmetic, sets the time of a decoding pass.",
+                        "reads every weight of a dense model and its KV cache, so at small batch sizes "
+                        "bandwidth, not arithmetic, sets the time of a decoding pass.",
     "Dirichlet": "A distribution over probability vectors. With a small concentration its draws are "
                  "peaked: a few tokens hold most of the mass, as in language models.",
     "chi-square test": "Pearson's goodness-of-fit test: it compares observed counts with the counts a "

@@ -2,7 +2,7 @@
 
 A `Case` keeps its inputs frozen and hands out fresh, writable copies (and a fresh generator) on
 every call of `Case.arguments`. Worked examples come first, then small random cases, then edge
-cases, then larger random ones (up to V = 64 tokens and γ = 8 draft tokens).
+cases, then larger random ones (up to V = 64 tokens; verify steps of up to γ = 8 draft tokens).
 
 What is simplified: the random rows are Dirichlet draws (as `specdec.narrate.random_rows` makes
 them), not language models; what the exercises check is the rule, which must hold for any rows.
