@@ -11,9 +11,9 @@ exact for every draft distribution q, so it is exact for q = δₓ too, and ther
 
 The output is exactly p: x comes out with probability p(x), and any y ≠ x with probability
 (1 − p(x)) · p(y) / (1 − p(x)) = p(y). The acceptance rate is α = Σ min(p, δₓ) = p(x). Engines use
-this rule for drafts that propose without sampling: vLLM hands its rejection sampler no draft
-probabilities for EAGLE, MTP and n-gram drafts, and SGLang's EAGLE tree verification
-(``tree_speculative_sampling_target_only``) is given zero draft rows. It is `specdec.speculative_step`
+this rule for drafts that propose without sampling: vLLM's rejection sampler takes q(x) = 1 when it is
+given no draft probabilities (lookup drafts, model drafts proposed by their argmax), and SGLang's EAGLE
+tree verification (``tree_speculative_sampling_target_only``) is given zero draft rows. It is `specdec.speculative_step`
 with each draft row replaced by the one-hot row of its token (`one_hot_rows`), and
 `deterministic_draft_step` makes the same random draws.
 

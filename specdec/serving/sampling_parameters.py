@@ -13,8 +13,8 @@ more often): both are exact as long as rule 2 holds. The broken variants (`SAMPL
 * ``"target_only"``: the processors shape the target's row and the draft's sampling, but the
   draft probabilities handed to the verifier are its unprocessed row (one side of the verify sees
   the processors, the other does not);
-  vLLM issue #9834 (https://github.com/vllm-project/vllm/issues/9834) is a report of sampling
-  parameters not reaching the verification step;
+  vLLM issue #9834 (https://github.com/vllm-project/vllm/issues/9834) reports the mirror case, the
+  request's parameters reaching the draft's row but not the target's in the verification step;
 * ``"low_precision_draft"``: the draft samples from a row computed from bf16-rounded logits, and
   the verifier uses the full-precision row (DeepSpec issue #31,
   https://github.com/deepseek-ai/DeepSpec/issues/31, reports a precision mismatch of this kind).
