@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from specdec.explore.load import LoadExplorer, curves_for
-from specdec.serving.load import LONG_CONTEXT, SHORT_CONTEXT
+from specdec.serving.load import LOAD_BATCHES, LONG_CONTEXT, SHORT_CONTEXT
 
 from .browser.moves import ExplorerCheck, Move
 from .explorer_driving import assert_picture_is_a_full_render
 
 BROWSER_CHECK = ExplorerCheck("LoadExplorer", (
     Move("context", f"choose:long ({LONG_CONTEXT:,} tokens)",
-         lambda values: ["Latency: speculation stops paying at no batch size up to 1024"]),
+         lambda values: [f"Latency: speculation pays at every batch size up to {LOAD_BATCHES[-1]:,}"]),
 ))
 
 
@@ -31,7 +31,7 @@ def test_both_contexts_and_a_few_settings(explorer):
             line = explorer.picture.lines["tokens", "speculative"]
             np.testing.assert_allclose(line.get_ydata(), np.where(curves.fits_speculative,
                                                                   curves.speculative_tokens_per_second, np.nan))
-            expected = ("no batch size up to 1024" if curves.latency_crossover is None
-                        else f"b = {curves.latency_crossover}")
-            assert f"stops paying at {expected}" in explorer.summary()
+            expected = (f"pays at every batch size up to {LOAD_BATCHES[-1]:,}" if curves.latency_crossover is None
+                        else f"stops paying at b = {curves.latency_crossover}")
+            assert f"Latency: speculation {expected}" in explorer.summary()
     assert_picture_is_a_full_render(explorer)

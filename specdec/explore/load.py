@@ -103,8 +103,8 @@ class LoadExplorer(Explorer):
         return Readout([
             line(f"Context {shown['context']:,} tokens: largest batch that fits {fits_plain} plain, {fits_spec} "
                  "with the draft"),
-            line("Latency: speculation stops paying at ",
-                 bold("no batch size up to 1024" if crossover is None else f"b = {crossover}")),
+            line("Latency: speculation pays at every batch size up to ", bold(f"{LOAD_BATCHES[-1]:,}"))
+            if crossover is None else line("Latency: speculation stops paying at ", bold(f"b = {crossover}")),
             line("Best throughput: plain ", bold(f"{best_plain:,.0f} tokens/s"), ", speculative ",
                  bold(f"{best_spec:,.0f} tokens/s")),
             line("For throughput, speculation " + ("pays" if best_spec > best_plain else "does not pay") +
