@@ -255,7 +255,7 @@ def _fit(counts: np.ndarray, law: np.ndarray, significance: float, category: str
         names = ", ".join(str(int(t)) for t in impossible_tokens[:5])
         plural = "s" if len(impossible_tokens) > 1 else ""
         verdict = (
-            f"fails: {impossible} sample{'s' if impossible > 1 else ''} fell on a {category}{plural} of "
+            f"fails: {impossible:,} sample{'s' if impossible > 1 else ''} fell on a {category}{plural} of "
             f"probability 0 ({category}{plural} {names}), which is impossible under this law"
         )
     else:
@@ -304,7 +304,8 @@ def _chi2_sf(statistic: float, dof: int) -> float:
 def _verdict(n, statistic, dof, p_value, tv, typical_tv, significance) -> str:
     if dof == 0:
         return f"nothing to test: with {n:,} samples there are not two categories expected at least 5 times each"
-    summary = f"χ² = {statistic:.1f} on {dof} degrees of freedom, p-value {format_p_value(p_value)}"
+    summary = (f"χ² = {statistic:.1f} on {dof} degree{'' if dof == 1 else 's'} of freedom, "
+               f"p-value {format_p_value(p_value)}")
     if p_value >= significance:
         return (
             f"passes: {n:,} samples are consistent with the law ({summary}); TV {tv:.4f}, "

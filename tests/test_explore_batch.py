@@ -34,3 +34,11 @@ def test_every_slider_shows_the_simulated_batch(explorer, name):
         assert [(row == "accepted").sum() for row in roles] == run.accepted[0].tolist()
         assert f"slowest {run.slowest_passes}" in explorer.summary()
     assert_picture_is_a_full_render(explorer)
+
+
+def test_a_first_pass_of_one_token_is_singular():
+    explorer = BatchExplorer(batch=1, gamma=1, alpha=0.0)
+    assert explorer.shown["first_tokens"] == 1
+    assert "First pass: 1 token from 2 slots scored, 1 rejected" in explorer.summary()
+    explorer.controls["alpha"].value = 1.0
+    assert "First pass: 2 tokens from 2 slots scored, 0 rejected" in explorer.summary()

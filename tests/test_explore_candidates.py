@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from specdec.explore.candidates import CandidatesExplorer, CandidatesFigure
-from specdec.goodness_of_fit import goodness_of_fit
+from specdec.goodness_of_fit import DEFAULT_SIGNIFICANCE, format_p_value, goodness_of_fit
 from specdec.variants.broken_candidates import BROKEN_CANDIDATE_RULES
 from specdec.variants.multi_candidate import acceptance_by_k, multi_candidate_law, sample_multi_candidate
 from specdec.variants.pairs import draft_with_acceptance, geometric_target
@@ -90,6 +90,22 @@ def test_the_rule_and_n_controls_and_the_broken_rules_are_caught():
             assert explorer.shown["tv"] > 0.01 and not explorer.shown["fit"].passed
             assert "fails" in explorer.shown["readout"].text()
     assert_picture_is_a_full_render(explorer)
+
+
+def test_the_check_line_shows_its_threshold_and_the_law_line_speaks_of_this_rule():
+    explorer = CandidatesExplorer(k=6, alpha=1.0)  # passes with a p-value under 0.05
+    fit, threshold = explorer.shown["fit"], format_p_value(DEFAULT_SIGNIFICANCE)
+    assert fit.passed and fit.significance == DEFAULT_SIGNIFICANCE
+    readout = explorer.shown["readout"].plain()
+    assert f"passes (p-value {format_p_value(fit.p_value)}; it fails below {threshold})" in readout[-1]
+    assert readout[-2] == "Computed exactly, this rule's output law is exactly p."
+    explorer.controls["alpha"].value = 0.5
+    explorer.controls["k"].value = 3
+    explorer.controls["rule"].value = "stale residual"
+    fit, readout = explorer.shown["fit"], explorer.shown["readout"].plain()
+    assert not fit.passed
+    assert f"fails (p-value {format_p_value(fit.p_value)}; it fails below {threshold})" in readout[-1]
+    assert readout[-2] == f"Computed exactly, this rule's output law is {explorer.shown['tv']:.3f} from p (TV)."
 
 
 def test_the_try_this_items_of_notebook_08_from_the_states_they_name():

@@ -45,9 +45,16 @@ def test_derivation_with_q_equal_to_p_has_nothing_resampled():
 
 def test_derivation_all_zero_weights_fall_back_to_uniform():
     explorer = DerivationExplorer([0.5, 0.5], [0.5, 0.5])
+    assert "uniform" not in explorer.summary()
     explorer.controls["p0"].value = 0.0
     explorer.controls["p1"].value = 0.0
     assert np.allclose(explorer.shown["law"].target, [0.5, 0.5])
+    assert "All weights of p are 0: p is taken as uniform, 0.500 for each token." in explorer.summary()
+    explorer.controls["q0"].value = 0.0
+    explorer.controls["q1"].value = 0.0
+    assert "All weights of p and of q are 0: both are taken as uniform, 0.500 for each token." in explorer.summary()
+    explorer.controls["p0"].value = 1.0
+    assert "All weights of q are 0: q is taken as uniform, 0.500 for each token." in explorer.summary()
 
 
 def test_derivation_figure_is_updated_in_place():

@@ -107,12 +107,14 @@ def test_the_kl_conclusion_is_drawn_only_when_the_pairs_support_it():
                 mine = cloud.kl[index]
                 alphas = [a for a, kl in zip(cloud.alpha, cloud.kl) if abs(kl - mine) <= 0.1 * mine]
                 readout = explorer.shown["readout"].text()
+                others = len(alphas) - 1  # the readout counts the pairs other than the highlighted one
                 if len(alphas) < MIN_NEIGHBOURS:
                     case = "too few"
-                    assert f"Only {len(alphas)} pair" in readout and "too few" in readout
+                    assert (f"Only {others} other pair" if others else "No other pair has") in readout
+                    assert "too few" in readout and f"it takes {MIN_NEIGHBOURS - 1} others" in readout
                 elif max(alphas) - min(alphas) <= MIN_ALPHA_SPREAD:
                     case = "narrow"
-                    assert f"The {len(alphas)} pairs" in readout and "do not show" in readout
+                    assert f"This pair and the {others} others" in readout and "do not show" in readout
                 else:
                     case = "supported"
                     assert f"α from {min(alphas):.3f} to {max(alphas):.3f}" in readout
@@ -139,3 +141,26 @@ def test_the_figure_draws_a_kl_past_the_axis_at_its_edge():
     assert picture.kl_points.get_offsets()[:, 0].tolist() == [0.4, KL_AXIS_MAX]
     assert picture.kl_ring.get_xydata().tolist() == [[KL_AXIS_MAX, 0.9]]
     assert picture.png()[:4] == b"\x89PNG"
+
+
+def test_the_pinsker_line_shows_the_formula_it_computes_and_the_kl_range_three_decimals():
+    from specdec.divergence import pinsker_bound
+
+    explorer = DivergenceExplorer(vocab=64, pair=84)  # KL 2.222: past the end of the bound
+    kl, cloud = explorer.shown["kl"], explorer.shown["cloud"]
+    readout = explorer.shown["readout"].plain()
+    assert kl > 2 and pinsker_bound(kl) == 0.0
+    assert f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound max(0, 1 − √(KL/2)) = 0.000" in readout
+    assert f"KL(p‖q) spans {cloud.kl.min():.3f} … {cloud.kl.max():.3f} nats." in readout
+    explorer.controls["vocab"].value = 8
+    explorer.controls["pair"].value = 0  # KL 0.322: a bound, and no note
+    kl = explorer.shown["kl"]
+    assert f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound max(0, 1 − √(KL/2)) = {float(pinsker_bound(kl)):.3f}" \
+        in explorer.shown["readout"].plain()
+
+
+def test_the_kl_band_line_counts_the_other_pairs():
+    explorer = DivergenceExplorer(seed=99, vocab=2, pair=54)
+    explorer.controls["pair"].value = 132  # the only pair in its band
+    assert explorer.shown["kl_band"].count == 1
+    assert explorer.shown["readout"].plain()[-1].startswith("No other pair has a KL within 10% of this one's")

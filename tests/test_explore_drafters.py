@@ -89,3 +89,18 @@ def test_a_run_costlier_than_every_default_stays_on_the_cost_axis_and_the_pictur
     picture.update([0.5, 0.6, 0.7, 0.8], "EAGLE", frontier, (1.2, 2.0), "T = 0")
     assert picture.frontier_axes.get_xlim()[1] == FRONTIER_XMAX
     assert_looks_like_a_full_draw(picture.png(), picture.figure)
+
+
+def test_the_cost_line_gives_the_step_in_target_passes_with_the_per_character_decimals(explorer):
+    explorer.controls["drafter"].value = "EAGLE"
+    cost, per_step = explorer.shown["cost"], explorer.shown["bytes_per_step"]
+    assert (f"{cost.bytes_per_token:.3f} in bytes; per step {per_step:.3f} of a target pass in bytes"
+            in explorer.summary())
+
+
+def test_a_one_head_medusa_tree_is_described_in_the_singular(explorer):
+    explorer.controls["drafter"].value = "Medusa"
+    explorer.controls["width"].value, explorer.controls["depth"].value = 1, 1
+    assert "the top 1 of the 1 head on the last hidden state" in explorer.summary()
+    explorer.controls["width"].value, explorer.controls["depth"].value = 2, 3
+    assert "the top 2 of each of 3 heads on the last hidden state" in explorer.summary()

@@ -11,7 +11,8 @@ from .explorer_driving import assert_picture_is_a_full_render
 
 BROWSER_CHECK = ExplorerCheck("LoadExplorer", (
     Move("context", f"choose:long ({LONG_CONTEXT:,} tokens)",
-         lambda values: [f"Latency: speculation pays at every batch size up to {LOAD_BATCHES[-1]:,}"]),
+         lambda values: [f"Latency: speculation pays at every batch size up to {LOAD_BATCHES[-1]:,}, though only "
+                         "b ≤ 14 fits with the draft"]),
 ))
 
 
@@ -34,4 +35,18 @@ def test_both_contexts_and_a_few_settings(explorer):
             expected = (f"pays at every batch size up to {LOAD_BATCHES[-1]:,}" if curves.latency_crossover is None
                         else f"stops paying at b = {curves.latency_crossover}")
             assert f"Latency: speculation {expected}" in explorer.summary()
+
+
+@pytest.mark.parametrize("gamma, alpha, context, words", [
+    (4, 0.8, SHORT_CONTEXT, "Latency: speculation stops paying at b = 303\n"),
+    (8, 1.0, SHORT_CONTEXT, "Latency: speculation stops paying at b = 766, past the largest batch that fits with "
+                            "the draft (477)"),
+    (4, 0.0, SHORT_CONTEXT, "Latency: speculation does not pay even at b = 1"),
+    (4, 0.8, LONG_CONTEXT, f"Latency: speculation pays at every batch size up to {LOAD_BATCHES[-1]:,}, though only "
+                           "b ≤ 14 fits with the draft"),
+])
+def test_the_latency_line_says_whether_its_batch_fits(explorer, gamma, alpha, context, words):
+    explorer.controls["context"].value = context
+    explorer.controls["gamma"].value, explorer.controls["alpha"].value = gamma, alpha
+    assert words in explorer.summary() + "\n"
     assert_picture_is_a_full_render(explorer)

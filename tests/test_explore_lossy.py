@@ -1,5 +1,7 @@
 """The lossy-acceptance explorer of notebook 09, driven headless: every control, against the math."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,10 @@ def assert_lossy_view_matches_the_math(explorer):
     assert chosen.get_xdata()[0] == pytest.approx(law.acceptance) and chosen.get_ydata()[0] == pytest.approx(law.tv)
     text = shown["readout"].text()
     assert f"TV distance of the output from p: {law.tv:.3f}" in text
-    assert f"gain {law.acceptance - shown['exact_acceptance']:+.3f}" in text
+    change = f"{law.acceptance - shown['exact_acceptance']:+.3f}"
+    change = "+0.000" if change == "-0.000" else change.replace("-", "−")  # a minus sign, U+2212
+    assert f"change {change}" in text and not re.search(r"\bgain\b", text) and not re.search(r"(?<!\w)-\d", text)
+    assert shown["readout"].plain()[0].count(":") == 1  # the rule's name, a colon, what it does
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +121,11 @@ def test_every_legend_entry_takes_its_role_from_the_palette():
                    ([0.6, 0.8, 1.0], [0.1, 0.05, 0.0]), (0.7, 0.0), (0.7, 0.4), (0.7, 0.1))
     found = {check_entry(handle, label) for handle, label in legend_entries(picture.figure)}
     assert {role.label for role in found if role is not None} == {"target p", "draft q", "accepted", "resampled"}
+
+
+def test_the_readout_names_the_lenient_rule_once_and_writes_a_loss_with_a_minus_sign():
+    explorer = LossyExplorer(rule="lenient")
+    assert explorer.shown["readout"].plain()[0] == "lenient: accepts x outright when p(x)/q(x) ≥ λ = 0.50"
+    explorer.controls["rule"].value = "greedy"  # accepts less than the exact rule
+    gain = explorer.shown["gain"]
+    assert gain < 0 and f"change −{-gain:.3f}" in explorer.shown["readout"].text()

@@ -165,7 +165,8 @@ def test_a_row_without_mass_is_reported_not_crashed_on():
     assert_matches_core(explorer)
     for label in "ABCD":
         explorer.controls[f"q {label}"].value = 0.0
-    assert "target p and the draft q" in explorer.shown["readout"].text()
+    assert "Every weight of p and of q is 0: raise a slider in each row." in explorer.shown["readout"].text()
+    assert explorer.picture.rows_note.get_text() == "every weight of p\nand of q is 0:\nraise a slider in each row"
     explorer.controls["p B"].value = 0.5
     explorer.controls["q C"].value = 0.5
     assert explorer.shown["alpha"] == 0.0
@@ -321,3 +322,9 @@ def test_the_green_area_on_screen_is_alpha_not_twice_alpha():
     for bar in green:
         for other in [*picture.target_bars, *picture.draft_bars]:
             assert bar.get_x() + bar.get_width() <= other.get_x() or other.get_x() + other.get_width() <= bar.get_x()
+
+
+@pytest.mark.parametrize("gamma, words", [(0, "γ = 0 draft tokens"), (1, "γ = 1 draft token yields"),
+                                          (4, "γ = 4 draft tokens")])
+def test_the_draft_tokens_of_a_step_agree_with_gamma(gamma, words):
+    assert f"a step with {words}" in OneTokenExplorer(gamma=gamma).summary()

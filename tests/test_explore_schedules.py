@@ -46,6 +46,7 @@ def assert_schedules_view_matches_the_math(explorer, comparison):
     text = shown["readout"].text()
     assert f"At c = {c}: speedup {shown['speedup']:.2f}×" in text
     assert f"Best fixed γ measured at this c: {best}" in text
+    assert f"({shown['characters']:,} characters)" in text  # with a thousands separator, like every count
 
 
 def test_every_control_of_the_schedules_explorer(comparison):

@@ -103,6 +103,17 @@ def test_the_sliders_reproduce_the_worked_table(explorer, alpha, c, best, value)
     assert explorer.picture.best_label.get_text() == f"best γ = {best}"
 
 
+def test_the_all_accepted_line_reads_well_at_every_draft_length(explorer):
+    explorer.controls["alpha"].value = 0.8
+    lines = {}
+    for gamma in (0, 1, 2):
+        explorer.controls["gamma"].value = gamma
+        lines[gamma] = explorer.shown["readout"].plain()[2]
+    assert lines[0] == "γ = 0: no draft, plain decoding"
+    assert lines[1] == "P(the draft token is accepted) = α = 0.800"
+    assert lines[2] == f"P(all 2 drafts accepted) = α^γ = {0.8 ** 2:.3f}"
+
+
 def test_speedup_below_one_is_called_not_faster(explorer):
     with explorer.batch():
         explorer.controls["alpha"].value = 0.0

@@ -103,7 +103,7 @@ def test_the_greedy_button_collapses_alpha_to_one_or_zero(which):
     assert explorer.controls["target_temperature"].value == explorer.controls["draft_temperature"].value == 0
     assert_temperature_view_matches_core(explorer)
     assert explorer.shown["alpha"] == (1.0 if which == "agree" else 0.0)
-    assert "(greedy now)" in explorer.shown["readout"].text()
+    assert "T_p = 0.00 (target), T_q = 0.00 (draft): both greedy" in explorer.shown["readout"].text()
     assert ("every draft token is accepted" if which == "agree" else "every draft token is rejected") \
         in explorer.shown["readout"].text()
     assert_picture_is_a_full_render(explorer)

@@ -314,3 +314,10 @@ def test_presentation_mode_stacks_the_three_panels_with_one_legend_beside_them()
     assert "\n" not in compact.timeline_title.get_text()
     ordinary = TimelineFigure()
     assert ordinary.roofline_axes.get_subplotspec().rowspan == ordinary.batch_axes.get_subplotspec().rowspan
+
+
+def test_a_verify_pass_of_one_position_is_singular():
+    explorer = TimelineExplorer(gamma=0)
+    assert "Verify pass (γ+1 = 1 position): " in explorer.summary()
+    explorer.controls["gamma"].value = 1
+    assert "Verify pass (γ+1 = 2 positions): " in explorer.summary()

@@ -102,10 +102,10 @@ class BatchExplorer(Explorer):
                 "expected_per_pass": b * expected_tokens(alpha, gamma)}
 
     def describe(self, shown):
-        run = shown["run"]
+        run, tokens = shown["run"], shown["first_tokens"]
         return Readout([
-            line("First pass: ", bold(f"{shown['first_tokens']} tokens"), f" from {shown['slots']} slots scored, "
-                 f"{shown['rejected_slots']} rejected; accepted per sequence {run.accepted[0].tolist()}"),
+            line("First pass: ", bold(f"{tokens} {'token' if tokens == 1 else 'tokens'}"), f" from {shown['slots']} "
+                 f"slots scored, {shown['rejected_slots']} rejected; accepted per sequence {run.accepted[0].tolist()}"),
             line("Tokens per pass on average: b · E[N] = ", bold(f"{shown['expected_per_pass']:.1f}")),
             line(f"Passes for {TOKENS_PER_SEQUENCE} tokens: mean ", bold(f"{run.mean_passes:.1f}"), ", slowest ",
                  bold(str(run.slowest_passes))),

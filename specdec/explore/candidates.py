@@ -179,14 +179,14 @@ class CandidatesExplorer(Explorer):
 
     def describe(self, shown: dict) -> Readout:
         k, fit, tv = shown["k"], shown["fit"], shown["tv"]
-        exactness = ["exactly p"] if tv < 1e-9 else [bold(f"{tv:.3f}"), " away from p (TV)"]
+        exactness = ["exactly p"] if tv < 1e-9 else [bold(f"{tv:.3f}"), " from p (TV)"]
         return Readout([
             line(bold(CANDIDATE_RULES[shown["rule"]]), key=False),
             line(f"α of one candidate = {shown['alpha']:.2f}, k = {k}"),
             line("P(some candidate accepted) = ", bold(f"{shown['accepted_by_k'][k - 1]:.3f}"),
                  f" (exact rule: {shown['exact_by_k'][k - 1]:.3f}; one candidate: {shown['exact_by_k'][0]:.3f})"),
-            line("By the exact law, the output law is ", *exactness, "."),
+            line("Computed exactly, this rule's output law is ", *exactness, "."),
             line(f"Check of {shown['n']:,} sampled steps against p: ", "passes" if fit.passed else bold("fails"),
-                 f", p-value {format_p_value(fit.p_value)}; sampled TV {fit.tv:.3f}, "
-                 f"chance alone ≈ {fit.typical_tv:.3f}"),
+                 f" (p-value {format_p_value(fit.p_value)}; it fails below {format_p_value(fit.significance)}); "
+                 f"sampled TV {fit.tv:.3f}, chance alone ≈ {fit.typical_tv:.3f}"),
         ])

@@ -164,14 +164,19 @@ class DerivationExplorer(Explorer):
         law = position_law(p / p.sum() if p.sum() > 0 else uniform, q / q.sum() if q.sum() > 0 else uniform)
         self.picture.update(law)
         self.controls["q where p has none"].disabled = bool((p > 0).all())
-        return {"law": law, "largest_gap": float(np.abs(law.total - law.target).max())}
+        return {"law": law, "largest_gap": float(np.abs(law.total - law.target).max()),
+                "uniform": [name for name, row in (("p", p), ("q", q)) if row.sum() == 0]}
 
     def describe(self, shown: dict) -> Readout:
-        law = shown["law"]
+        law, empty = shown["law"], shown["uniform"]
         alpha = law.acceptance_rate
+        each = f"{1 / len(self.labels):.3f} for each token"  # a uniform row's weight
+        uniform = (f"All weights of p and of q are 0: both are taken as uniform, {each}." if len(empty) == 2 else
+                   f"All weights of {empty[0]} are 0: {empty[0]} is taken as uniform, {each}." if empty else None)
         return Readout([
             line("α = Σ min(p, q) = ", bold(f"{alpha:.3f}"), f"; a rejection happens with probability 1 − α = "
                  f"{1 - alpha:.3f}.", key=True),
+            *([line(uniform, key=False)] if uniform else []),
             line("token: p, q → accepted + resampled = sum"),
             *(line(f"{label}: {p:.3f}, {q:.3f} → {a:.3f} + {r:.3f} = ", bold(f"{a + r:.3f}"), key=False)
               for label, p, q, a, r in zip(self.labels, law.target, law.draft, law.accepted, law.resampled)),

@@ -85,7 +85,7 @@ class DivergenceExplorer(Explorer):
     ----------
     shown : ``cloud`` (a `PairCloud`), the control values, ``alpha``, ``tv`` and ``kl`` of the ringed pair,
         ``largest_gap`` (max |α − (1 − TV)|), ``beyond_axis`` (pairs with KL past the axis), ``kl_neighbours``
-        (pairs with a KL within 10% of its), ``neighbour_alpha_range``, ``kl_band``.
+        (pairs with a KL within 10% of its, itself included), ``neighbour_alpha_range``, ``kl_band``.
 
     Examples
     --------
@@ -128,24 +128,34 @@ class DivergenceExplorer(Explorer):
         return Readout([
             line(f"{len(cloud.alpha)} random pairs over V = {shown['vocab']} tokens, seed {shown['seed']}"),
             line(f"Largest |α − (1 − TV)| in the cloud: {shown['largest_gap']:.1e}: every pair lies on the line."),
-            line(f"KL(p‖q) spans {cloud.kl.min():.3f} … {cloud.kl.max():.2f} nats."),
+            line(f"KL(p‖q) spans {cloud.kl.min():.3f} … {cloud.kl.max():.3f} nats."),
             *([line(f"{beyond} pair{'s' if beyond != 1 else ''} with KL > {KL_AXIS_MAX:g} drawn at the right edge")]
               if beyond else []),
             line(bold(f"Pair {shown['pair']}"), ": α = ", bold(f"{shown['alpha']:.3f}"),
                  f", TV = {shown['tv']:.3f}, 1 − TV = {1 - shown['tv']:.3f}", key=True),
-            line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound 1 − √(KL/2) = {float(pinsker_bound(kl)):.3f}", key=True),
+            line(f"KL(p‖q) = {kl:.3f} nats; Pinsker's bound max(0, 1 − √(KL/2)) = {float(pinsker_bound(kl)):.3f}",
+                 key=True),
             *([line(kl_band_text(band))] if self.moved else []),
         ])
 
 
 def kl_band_text(band) -> str:
-    """What the pairs near one KL show, with a conclusion only when they support it."""
+    """What the pairs near one KL show, with a conclusion only when they support it.
+
+    `band.count` includes the highlighted pair itself: the text counts the others.
+
+    >>> from specdec.divergence import KLBand
+    >>> kl_band_text(KLBand(count=2, alpha_low=0.5, alpha_high=0.6))[:55]
+    "Only 1 other pair has a KL within 10% of this one's: to"
+    """
+    others, needed = band.count - 1, MIN_NEIGHBOURS - 1
     if not band.enough_pairs:
-        noun = "pair has" if band.count == 1 else "pairs have"
-        return (f"Only {band.count} {noun} a KL within 10% of this one's: too few to say how much α "
-                f"varies at this KL (it takes {MIN_NEIGHBOURS}). Highlight a pair where the cloud is denser.")
-    text = f"The {band.count} pairs whose KL is within 10% of this one's have α from {band.alpha_low:.3f} to " \
-           f"{band.alpha_high:.3f}"
+        start = ("No other pair has" if others == 0 else
+                 f"Only {others} other {'pair has' if others == 1 else 'pairs have'}")
+        return (f"{start} a KL within 10% of this one's: too few to say how much α varies at this KL "
+                f"(it takes {needed} others). Highlight a pair where the cloud is denser.")
+    text = f"This pair and the {others} other{'' if others == 1 else 's'} whose KL is within 10% of its have α " \
+           f"from {band.alpha_low:.3f} to {band.alpha_high:.3f}"
     if band.shows_kl_does_not_fix_alpha:
         return text + ": the same KL, clearly different α. KL alone does not fix α."
     return (text + f", a spread of {band.spread:.3f}, under {MIN_ALPHA_SPREAD}: these pairs alone do not "

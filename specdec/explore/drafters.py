@@ -218,8 +218,8 @@ class DraftersExplorer(Explorer):
             line("characters by origin: ",
                  ", ".join(f"{origin} {run.origins.count(origin)}" for origin in ORIGIN_NAMES)),
             line(f"draft cost per drafted character: {cost.flops_per_token:.3f} of a target pass in FLOPs, "
-                 f"{cost.bytes_per_token:.3f} in bytes; per step ", bold(f"{shown['bytes_per_step']:.2f}"),
-                 " in bytes", key=True),
+                 f"{cost.bytes_per_token:.3f} in bytes; per step ", bold(f"{shown['bytes_per_step']:.3f}"),
+                 " of a target pass in bytes", key=True),
             line("predicted speedup, a target of Llama 3.1 8B's size on an H100 with the same relative draft cost: ",
                  bold(f"{shown['speedup']:.2f}×"), key=True),
             line("Every drafter here is verified exactly: the text has the target's law whatever the draft; "

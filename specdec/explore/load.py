@@ -61,7 +61,8 @@ class LoadFigure(Picture):
         crossover = curves.latency_crossover
         for marker in self.crossovers:
             marker.set_xdata([np.nan if crossover is None else crossover] * 2)
-        self.title.set_text("no crossover in range" if crossover is None else f"stops paying at b = {crossover}")
+        self.title.set_text("no crossover in range" if crossover is None else
+                            "no gain even at b = 1" if crossover == 1 else f"stops paying at b = {crossover}")
 
 
 class LoadExplorer(Explorer):
@@ -103,10 +104,20 @@ class LoadExplorer(Explorer):
         return Readout([
             line(f"Context {shown['context']:,} tokens: largest batch that fits {fits_plain} plain, {fits_spec} "
                  "with the draft"),
-            line("Latency: speculation pays at every batch size up to ", bold(f"{LOAD_BATCHES[-1]:,}"))
-            if crossover is None else line("Latency: speculation stops paying at ", bold(f"b = {crossover}")),
+            latency_line(crossover, fits_spec),
             line("Best throughput: plain ", bold(f"{best_plain:,.0f} tokens/s"), ", speculative ",
                  bold(f"{best_spec:,.0f} tokens/s")),
             line("For throughput, speculation " + ("pays" if best_spec > best_plain else "does not pay") +
                  " at the best batch each can fit."),
         ])
+
+
+def latency_line(crossover: int | None, fits: int):
+    """The readout's latency line: where speculation stops paying, and whether that batch fits with the draft."""
+    if crossover is None:
+        return line(f"Latency: speculation pays at every batch size up to {LOAD_BATCHES[-1]:,}",
+                    f", though only b ≤ {fits:,} fits with the draft" if fits < LOAD_BATCHES[-1] else "")
+    if crossover == 1:
+        return line("Latency: speculation ", bold("does not pay even at b = 1"))
+    return line("Latency: speculation stops paying at ", bold(f"b = {crossover}"),
+                f", past the largest batch that fits with the draft ({fits:,})" if crossover > fits else "")

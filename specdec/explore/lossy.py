@@ -174,10 +174,12 @@ class LossyExplorer(Explorer):
             "greedy": ["keeps the draft token only if it is the target's top token"],
             "exact": ["accepts x with probability min(1, p(x)/q(x))"],
         }
+        name = LOSSY_RULE_LABELS[rule].split(":")[0]  # a label "name: what it does" is named by its name alone
+        change = f"{round(shown['gain'], 3) + 0.0:+.3f}".replace("-", "−")  # + 0.0 turns −0.0 into 0.0: no "−0.000"
         return Readout([
-            line(bold(LOSSY_RULE_LABELS[rule]), ": ", *settings[rule], key=True),
+            line(bold(name), ": ", *settings[rule], key=True),
             line("Acceptance rate ", bold(f"{law.acceptance:.3f}"), f" against the exact rule's α = "
-                 f"{shown['exact_acceptance']:.3f}: gain ", bold(f"{shown['gain']:+.3f}"), key=True),
+                 f"{shown['exact_acceptance']:.3f}: change ", bold(change), key=True),
             line("TV distance of the output from p: ", bold(f"{law.tv:.3f}"),
                  " (exact: the output is p)" if law.tv < 1e-9 else "", key=True),
         ])

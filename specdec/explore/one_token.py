@@ -244,10 +244,10 @@ class OneTokenExplorer(Explorer):
         p, q = rows["p"], rows["q"]
         shown = {"vocab": vocab, "labels": labels, "gamma": gamma, "target": p, "draft": q,
                  "missing": [row for row in ("p", "q") if rows[row] is None]}
-        if shown["missing"]:
-            short = " and ".join(shown["missing"])  # the figure's note: short enough for the compact figure
-            self.picture.update(p, q, None, labels, None,
-                                note=f"every weight of {short} is 0:\nraise one of its sliders")
+        if shown["missing"]:  # the figure's note: short enough for the compact figure
+            note = ("every weight of p\nand of q is 0:\nraise a slider in each row" if len(shown["missing"]) == 2 else
+                    f"every weight of {shown['missing'][0]} is 0:\nraise one of its sliders")
+            self.picture.update(p, q, None, labels, None, note=note)
             shown.update(alpha=None, tv=None, kl=None, excess=None, residual=None, expected_tokens=None)
             return shown
         alpha = acceptance_rate(p, q)
@@ -258,12 +258,15 @@ class OneTokenExplorer(Explorer):
 
     def describe(self, shown: dict) -> Readout:
         if shown["missing"]:
-            names = " and ".join({"p": "the target p", "q": "the draft q"}[row] for row in shown["missing"])
-            return Readout([line(bold(f"Every weight of {names} is 0: raise one of its sliders.")),
+            name = {"p": "the target p", "q": "the draft q"}[shown["missing"][0]]
+            empty = ("Every weight of p and of q is 0: raise a slider in each row." if len(shown["missing"]) == 2 else
+                     f"Every weight of {name} is 0: raise one of its sliders.")
+            return Readout([line(bold(empty)),
                             line("A row of weights becomes a distribution by dividing it by its sum; when the sum is 0 "
                                  "there is nothing to divide, so that row needs some mass before α, TV, KL or the "
                                  "residual mean anything.")])
         kl, gamma, labels, p, q = shown["kl"], shown["gamma"], shown["labels"], shown["target"], shown["draft"]
+        drafts = "draft token" if gamma == 1 else "draft tokens"
         impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]  # where KL is infinite
         kl_line = line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats") if not np.isinf(kl) else line(
             f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so log(p/q) is "
@@ -278,7 +281,7 @@ class OneTokenExplorer(Explorer):
             line(f"TV(p, q) = ½ Σ |p − q| = {shown['tv']:.3f} = 1 − α", key=True),
             kl_line, residual_line,
             line(f"γ = {gamma}: ", bold(f"{shown['expected_tokens']:.3f}"), " tokens per step on average", key=True),
-            line(f"(if every position had this α, a step with γ = {gamma} draft tokens yields "
+            line(f"(if every position had this α, a step with γ = {gamma} {drafts} yields "
                  "(1 − α^(γ+1)) / (1 − α) tokens on average)", note=True),
             table(["token", "p", "q", "min", "r"],
                   [[label, f"{p_x:.3f}", f"{q_x:.3f}", f"{min(p_x, q_x):.3f}", f"{r:.3f}"]

@@ -172,9 +172,10 @@ class SchedulesExplorer(Explorer):
                 "heuristic": self.runs[HEURISTIC].speedup(c), "oracle": self.runs["oracle"].speedup(c)}
 
     def describe(self, shown: dict) -> Readout:
+        characters = shown["characters"]
         return Readout([
             line(bold(shown["schedule"]), f": mean γ {shown['mean_gamma']:.2f}, {shown['tokens_per_call']:.3f} "
-                 f"characters per target call ({shown['characters']} characters)", key=False),
+                 f"characters per target call ({characters:,} character{'' if characters == 1 else 's'})", key=False),
             line(f"At c = {shown['c']}: speedup ", bold(f"{shown['speedup']:.2f}×")),
             line("Best fixed γ measured at this c: ", bold(shown["best_fixed"]),
                  f", {shown['best_fixed_speedup']:.2f}×"),

@@ -220,7 +220,9 @@ class SpeedupExplorer(Explorer):
         return Readout([
             line(f"α = {alpha:.2f}, γ = {gamma}, c = {c} (c′ = 1/c = {1 / c:.3f})"),
             line("Expected tokens per step E[N] = ", bold(f"{expected:.3f}"), f" (at most γ + 1 = {gamma + 1})"),
-            line(f"P(all {gamma} drafts accepted) = α^γ = {shown['token_counts'][-1]:.3f}"),
+            line("γ = 0: no draft, plain decoding" if gamma == 0 else  # else P(N = γ + 1), every draft token accepted
+                 f"P(the draft token is accepted) = α = {shown['token_counts'][-1]:.3f}" if gamma == 1 else
+                 f"P(all {gamma} drafts accepted) = α^γ = {shown['token_counts'][-1]:.3f}"),
             line(f"Cost of one step = 1 + γ/c = {1 + gamma / c:.3f} target passes"),
             line("Speedup = E[N] / (1 + γ/c) = ", bold(f"{shown['speedup']:.2f}×"),
                  f" ({'faster' if shown['speedup'] > 1 else 'not faster'} than plain decoding)"),
@@ -260,7 +262,8 @@ def speedup_against_draft_length(alphas, c, max_gamma=15) -> Figure:
 def best_draft_length_against_alpha(cs, alphas=None, max_gamma=40) -> Figure:
     """The best γ (in 1 … max_gamma) against α (default 0.50, 0.51, …, 0.90), one step curve per c.
 
-    The picture of Leviathan et al. (2023), Figure 3, in this series' c (their c′ is 1/c).
+    The picture of Leviathan et al. (2023), Figure 3, in this series' c: their cost coefficient c, written c′ here,
+    is 1/c.
 
     >>> figure = best_draft_length_against_alpha([10, 100])
     >>> [line.get_label() for line in figure.axes[0].get_lines()]

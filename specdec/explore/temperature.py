@@ -173,7 +173,7 @@ class TemperatureExplorer(Explorer):
         consequence = ("the argmaxes agree, so every draft token is accepted" if p_pick == q_pick
                        else "the argmaxes differ, so every draft token is rejected")
         return Readout([
-            line(f"T_p = {t_p:.2f} (target), T_q = {t_q:.2f} (draft)" + (" (greedy now)" if t_p == t_q == 0 else "")),
+            line(f"T_p = {t_p:.2f} (target), T_q = {t_q:.2f} (draft)" + (": both greedy" if t_p == t_q == 0 else "")),
             line("α = Σ min(p, q) = ", bold(f"{shown['alpha']:.3f}"), f"; 1 − TV = {1 - shown['tv']:.3f}"),
             line(f"Greedy pick: target {self.labels[p_pick]} (p = {shown['target'][p_pick]:.3f}), "
                  f"draft {self.labels[q_pick]} (q = {shown['draft'][q_pick]:.3f})"),

@@ -316,7 +316,7 @@ class TimelineExplorer(Explorer):
 
     def describe(self, shown: dict) -> Readout:
         times, timeline, chip, memory = shown["times"], shown["timeline"], shown["chip"], shown["memory"]
-        overhead, devices = times.verify_overhead, shown["devices"]
+        overhead, devices, scored = times.verify_overhead, shown["devices"], shown["gamma"] + 1  # scored: positions
         verify = "free: same time as one position" if overhead == 1.0 else f"{overhead:.2f}× a plain pass"
         on = f"one {chip.name}" if devices == 1 else f"{devices} × {chip.name}, as many as the weights need"
         # As many decimals as it takes (up to 2) for the need and the capacity not to read as one number.
@@ -332,7 +332,8 @@ class TimelineExplorer(Explorer):
                  f"{needed}, more than {capacity}: this batch does not fit"),
             *([line(cluster)] if devices > 1 else []),
             line("One target pass: ", bold(f"{ms(times.target_decode)} ms"), key=False),
-            line(f"Verify pass (γ+1 = {shown['gamma'] + 1} positions): {ms(times.target_verify)} ms ({verify})"),
+            line(f"Verify pass (γ+1 = {scored} {'position' if scored == 1 else 'positions'}): "
+                 f"{ms(times.target_verify)} ms ({verify})"),
             line(f"One draft pass: {ms(times.draft_pass)} ms"),
             line("implied c = target ÷ draft = ", bold(f"{shown['implied_c']:.1f}"),
                  f" (ratio of sizes {shown['size_ratio']:.1f})", key=True),

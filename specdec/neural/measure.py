@@ -35,8 +35,7 @@ DRAFTERS = {
     "draft model": ("draft model", "a separate 2-layer model of width 64, trained on the data"),
     "distilled draft": ("draft model", "the same model, distilled from the target (DistillSpec)"),
     "layer skip": ("layer skip", "the target's first 2 of 4 layers, a trained exit, its norm and head"),
-    "Medusa": ("Medusa", "the top {width} of each of {depth} head{plural} on the last hidden state form a tree, "
-                         "one-hot rows"),
+    "Medusa": ("Medusa", "the top {width} of {heads} on the last hidden state form a tree, one-hot rows"),
     "EAGLE": ("EAGLE", "one block drafting the target's next feature from (feature, next token)"),
     "prompt lookup": ("prompt lookup", "copy what followed the latest match of the last 1-3 characters"),
 }
@@ -76,9 +75,11 @@ def describe_drafter(name: str, width: int = TREE_WIDTH, depth: int = TREE_DEPTH
     """The description of one of `DRAFTERS` in words, Medusa's for a tree `width` wide and `depth` deep.
 
     >>> describe_drafter("Medusa", width=3, depth=1)
-    'the top 3 of each of 1 head on the last hidden state form a tree, one-hot rows'
+    'the top 3 of the 1 head on the last hidden state form a tree, one-hot rows'
+    >>> describe_drafter("Medusa", width=2, depth=3)
+    'the top 2 of each of 3 heads on the last hidden state form a tree, one-hot rows'
     """
-    return DRAFTERS[name][1].format(width=width, depth=depth, plural="s" * (depth > 1))
+    return DRAFTERS[name][1].format(width=width, heads=f"each of {depth} heads" if depth > 1 else f"the {depth} head")
 
 
 def cost_of(name: str, target: Transformer, gamma: int = CHAIN_GAMMA, width: int = TREE_WIDTH, depth: int = TREE_DEPTH):

@@ -261,7 +261,7 @@ def _lossy(values: dict) -> list[str]:
                     epsilon=round(float(values["typical ε"]), 2), delta=round(float(values["typical δ"]), 2))
     exact = lossy_law("exact", p, q)
     return [f"Acceptance rate {law.acceptance:.3f} against the exact rule's α = {exact.acceptance:.3f}: "
-            f"gain {law.acceptance - exact.acceptance:+.3f}",
+            f"change {round(law.acceptance - exact.acceptance, 3) + 0.0:+.3f}".replace("-", "−"),
             f"TV distance of the output from p: {law.tv:.3f}"]
 
 
