@@ -15,7 +15,7 @@ its log, in the same words; `frame_at` says what the first k draws of a step hav
 ...     print(line)
 position 0: draft proposed A with p(A) = 0.5000, q(A) = 0.2500; threshold min(1, p/q) = 1.0000; u = 0.6370 < 1.0000, accepted
 position 1: draft proposed B with p(B) = 0.6000, q(B) = 0.2000; threshold min(1, p/q) = 1.0000; u = 0.2698 < 1.0000, accepted
-bonus: every draft token passed, so one more token is drawn from p_2: A
+bonus: every draft token passed, so one more token is drawn from p₂: A
 output: A B A (3 tokens: 2 accepted, 1 bonus)
 """
 
@@ -157,6 +157,8 @@ def token_labels(vocab) -> list[str]:
 
 # The step in words. --------------------------------------------------------------------------------
 
+SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
 def narrate_position(position: PositionTrace, labels: list[str]) -> str:
     """One line for one visited draft position: the proposal, the threshold, u, and the verdict."""
     name, threshold = labels[position.draft_token], position.acceptance_probability
@@ -164,16 +166,17 @@ def narrate_position(position: PositionTrace, labels: list[str]) -> str:
             f"q({name}) = {position.draft_prob:.4f}; threshold min(1, p/q) = {threshold:.4f}; ")
     if position.accepted:
         return line + f"u = {position.uniform:.4f} < {threshold:.4f}, accepted"
-    return line + (f"u = {position.uniform:.4f} >= {threshold:.4f}, rejected; "
-                   f"redrawn from the residual norm(max(0, p - q)): {labels[position.resampled_token]}")
+    return line + (f"u = {position.uniform:.4f} ≥ {threshold:.4f}, rejected; "
+                   f"redrawn from the residual norm(max(0, p − q)): {labels[position.resampled_token]}")
 
 
 def narrate_bonus(trace: StepTrace, labels: list[str]) -> str:
     """The line for the bonus draw of a step whose draft tokens all passed (or that had none)."""
     token = labels[trace.bonus_token]
     if trace.gamma == 0:
-        return f"bonus: with no draft tokens (γ = 0) the step draws its one token from p_0: {token}"
-    return f"bonus: every draft token passed, so one more token is drawn from p_{trace.gamma}: {token}"
+        return f"bonus: with no draft tokens (γ = 0) the step draws its one token from p₀: {token}"
+    row = f"p{str(trace.gamma).translate(SUBSCRIPT_DIGITS)}"  # p₄, the target's row after the last draft token
+    return f"bonus: every draft token passed, so one more token is drawn from {row}: {token}"
 
 
 def narrate_summary(trace: StepTrace, labels: list[str]) -> str:

@@ -51,7 +51,7 @@ def test_a_rejection_is_told_with_its_numbers():
     lines = narrate_trace(trace)
     assert lines == [
         "position 0: draft proposed D with p(D) = 0.0000, q(D) = 0.2500; threshold min(1, p/q) = 0.0000; "
-        f"u = {trace.positions[0].uniform:.4f} >= 0.0000, rejected; redrawn from the residual norm(max(0, p - q)): A",
+        f"u = {trace.positions[0].uniform:.4f} ≥ 0.0000, rejected; redrawn from the residual norm(max(0, p − q)): A",
         "output: A (1 token: 1 resampled)",
     ]
 
