@@ -24,7 +24,7 @@ light.
 >>> fit.passed, fit.degrees_of_freedom
 (True, 2)
 >>> goodness_of_fit([0, 1, 2], [0.5, 0.5, 0.0]).verdict
-'fails: 1 sample fell on a token of probability 0 (token 2), which is impossible under this law'
+'fails: 1 sample fell on a token of probability 0 (token C), which is impossible under this law'
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import validation
+from .narrate import token_labels
 from .validation import Constraint, Distribution, Integers, Probability, StepRows, checked
 
 #: Below this p-value the samples are said not to follow the law. Small, because the series runs
@@ -252,7 +253,8 @@ def _fit(counts: np.ndarray, law: np.ndarray, significance: float, category: str
     impossible = int(counts[impossible_tokens].sum())
     if impossible:
         statistic, dof, p_value = math.inf, _pooled_dof(counts, law), 0.0
-        names = ", ".join(str(int(t)) for t in impossible_tokens[:5])
+        labels = token_labels(law.size) if category == "token" else range(law.size)  # tokens as the series names them
+        names = ", ".join(str(labels[t]) for t in impossible_tokens[:5])
         plural = "s" if len(impossible_tokens) > 1 else ""
         verdict = (
             f"fails: {impossible:,} sample{'s' if impossible > 1 else ''} fell on a {category}{plural} of "

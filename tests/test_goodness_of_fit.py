@@ -38,7 +38,9 @@ def test_a_sample_on_a_zero_probability_category_fails_at_once():
     fit = goodness_of_fit(samples, [0.5, 0.5, 0.0])
     assert not fit.passed
     assert fit.impossible == 1 and fit.p_value == 0.0 and math.isinf(fit.statistic)
-    assert "probability 0" in fit.verdict and "token 2" in fit.verdict
+    assert "probability 0" in fit.verdict and "(token C)" in fit.verdict  # token 2, named as the series names it
+    counted = fit_counts([500, 499, 1], [0.5, 0.5, 0.0], category="count")
+    assert "(count 2)" in counted.verdict  # a count keeps its number
 
 
 def test_zero_probability_categories_without_samples_are_left_out():

@@ -349,10 +349,10 @@ class TimelineExplorer(Explorer):
 
 
 def ms(seconds: float) -> str:
-    """A time in ms as a readout shows it: three significant digits, no scientific notation.
+    """A time in ms as a readout shows it: three significant digits (trailing zeros kept), no scientific notation.
 
-    >>> ms(0.0435), ms(1.6104), ms(0.000512)
-    ('43.5', '1,610', '0.512')
+    >>> ms(0.0435), ms(1.6104), ms(0.000512), ms(0.072)
+    ('43.5', '1,610', '0.512', '72.0')
     """
     milliseconds = seconds * MILLISECONDS
-    return f"{milliseconds:,.0f}" if milliseconds >= 100 else f"{milliseconds:.3g}"
+    return f"{milliseconds:,.0f}" if milliseconds >= 99.95 else f"{milliseconds:#.3g}"
