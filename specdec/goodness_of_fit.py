@@ -35,7 +35,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import validation
-from .narrate import token_labels
 from .validation import Constraint, Distribution, Integers, Probability, StepRows, checked
 
 #: Below this p-value the samples are said not to follow the law. Small, because the series runs
@@ -253,6 +252,8 @@ def _fit(counts: np.ndarray, law: np.ndarray, significance: float, category: str
     impossible = int(counts[impossible_tokens].sum())
     if impossible:
         statistic, dof, p_value = math.inf, _pooled_dof(counts, law), 0.0
+        from .narrate import token_labels  # here, not at import: only a failing fit names its tokens
+
         labels = token_labels(law.size) if category == "token" else range(law.size)  # tokens as the series names them
         names = ", ".join(str(labels[t]) for t in impossible_tokens[:5])
         plural = "s" if len(impossible_tokens) > 1 else ""
