@@ -51,3 +51,14 @@ def test_next_step_button_moves_one_step_and_stops_at_the_last(explorer):
     explorer.controls["step"].value = last
     explorer.controls["next"].click()
     assert explorer.shown["index"] == last - 1
+
+
+def test_one_rejected_slot_left_in_the_cache_is_singular():
+    explorer = KVCacheExplorer(gamma=1, rule="forgets_to_crop")
+    for step in range(1, len(explorer.shown["run"].steps) + 1):
+        explorer.controls["step"].value = step
+        left = explorer.shown["step"].target_cropped
+        if left == 1:
+            assert "(1 rejected slot left in the cache)" in explorer.summary()
+            return
+    raise AssertionError("no step of this run leaves exactly one rejected slot")

@@ -191,7 +191,8 @@ class KVCacheExplorer(Explorer):
                    else f"differs from plain greedy decoding from character {shown['differs_at'] + 1}")
         return Readout([
             line("Target: wrote ", bold(step.target_written), " slots, kept ", bold(step.target_kept), ", cropped ",
-                 bold(step.target_cropped - left), f" ({left} rejected slots left in the cache)" if left else ""),
+                 bold(step.target_cropped - left),
+                 f" ({left} rejected slot{'' if left == 1 else 's'} left in the cache)" if left else ""),
             line("Draft: wrote ", step.draft_written, ", kept ", step.draft_kept, ", cropped ", step.draft_cropped,
                  ", caught up ", step.draft_caught_up),
             line("Text so far: ", repr(shown["text_so_far"]), key=False),
