@@ -11,8 +11,9 @@ comment ``# the mistake``, and a line the mistake leaves out is replaced by such
 Each `BrokenRule` also has a vectorised `sample_steps` with the same law as its function (the tests
 compare the two), because a Python loop is too slow for a million steps.
 
-`EDGE_CASES` lists two rules that are wrong only on a set of random draws of probability about
-2⁻⁵³ — no amount of sampling will show them, but a generator rigged to produce the fatal uniform
+`EDGE_CASES` lists two rules that are wrong only on tiny sets of random draws: u = 0 exactly (2⁻⁵³
+for numpy's float64 uniforms), or a rejection that only rounding allows (2·10⁻⁹ per step on the example
+rows) — a million sampled steps will not show them, but a generator rigged to produce the fatal uniform
 (`rigged_generator`, defined in `specdec.core` and importable from here beside the rules it exposes) does.
 
 What is simplified: in a real engine these mistakes hide inside batched GPU kernels, among logits
@@ -367,8 +368,9 @@ def accept_on_equal(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
 def residual_without_fallback(target_probs, draft_probs, draft_tokens, rng) -> list[int]:
     """Normalise max(0, p − q) without checking its mass: 0/0 = NaN when p ≤ q everywhere.
 
-    A rejection there is possible only through rounding (rows that sum to 1 − 10⁻⁹, say), so the
-    rule works for billions of steps and then crashes: `Generator.choice` refuses NaN weights.
+    A rejection there is possible only through rounding (rows that sum to 1 − 10⁻⁹, say), so on such
+    rows the rule works for hundreds of millions of steps and then crashes: `Generator.choice` refuses
+    NaN weights.
 
     >>> target_probs, draft_probs, tokens = EDGE_CASES["residual_without_fallback"].example
     >>> rng = rigged_generator(EDGE_CASES["residual_without_fallback"].fatal_uniform)
@@ -519,8 +521,8 @@ BROKEN_RULES: dict[str, BrokenRule] = {
             "You dropped the bonus token: when every draft token passed, the step should still add "
             "one token drawn from the target's last row p_γ.",
             "An off-by-one in the verify step that forgets the target pass also scored the position "
-            "after the last draft token; the text stays right but every step is slower than the "
-            "theory promises.",
+            "after the last draft token; the text stays right, but a step in which all γ draft tokens pass "
+            "yields one token fewer, so the mean tokens per step falls below the theory's.",
             _SPEC_ROWS,
             "Token count only: a step never yields γ+1 = 3 tokens; P(N = 2) is 0.28 + 0.42 = 0.70 "
             "instead of 0.28. Each emitted token still has the right law.",
@@ -547,8 +549,8 @@ BROKEN_RULES: dict[str, BrokenRule] = {
             "A draft model decoded greedily while its softmax is used as q — the limit T → 0 of "
             "processing the draft's logits for sampling but not for the ratio.",
             _SPEC_ROWS,
-            "Position 0: the draft always proposes A, whose ratio is 1, so position 0 is always A "
-            "instead of following p = (0.5, 0.3, 0.2, 0).",
+            "Position 0: the draft always proposes A, whose acceptance probability min(1, p/q) is 1, so "
+            "position 0 is always A instead of following p = (0.5, 0.3, 0.2, 0).",
             0,
         ),
         _rule(

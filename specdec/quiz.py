@@ -145,7 +145,7 @@ At the first rejection in a verify step, why are the later draft tokens thrown a
 
 draws_and_tokens · application · b
 A step has γ = 3 draft tokens. The first is accepted and the second rejected. How many tokens does the step emit,
-    and how many random draws does it make?
+    and how many verify draws (after the draft tokens were drawn) does it make?
 (a) 3 tokens from 3 draws: every draw emits one token. :: The uniform that rejects emits nothing, and the third
     draft token is never tested: the step ends at the replacement.
 (b) 2 tokens from 3 draws: u₀ accepts, u₁ rejects, and one draw from the residual gives the replacement. :: The
@@ -172,16 +172,16 @@ After a rejection, why must the replacement come from the residual norm(max(0, p
     p would come out too often.
 (b) Accepted draft tokens already give each x probability min(p(x), q(x)); the replacement must add only the part of
     p that is still missing, max(0, p(x) − q(x)). :: Then accepted + resampled = min(p, q) + max(0, p − q) = p.
-    Drawing from p would count the overlap twice.
+    Drawing from p would give min(p, q) + (1 − α)·p: too much wherever q already covers p.
 (c) Because p may give the rejected token probability 0. :: The rejected token may come back from p, but that is not
-    the problem: drawing from p counts p's mass twice wherever q already covers it.
+    the problem: drawing from p gives each x min(p(x), q(x)) + (1 − α)·p(x), too much wherever q already covers p.
 
 same_seed_same_text · concept · c
 You generate once by plain sampling from the target and once by speculative sampling, with the same random seed. Are
     the two texts the same?
 (a) Yes, always: speculative decoding does not change the output. :: It does not change the distribution of the
-    output. The two procedures consume the random numbers differently, so one seed gives two different (equally
-    likely) texts.
+    output. The two procedures consume the random numbers differently, so one seed generally gives two different
+    texts, each a draw from the same law.
 (b) Never, not even under greedy decoding. :: Under greedy decoding there is no randomness left, and in exact
     arithmetic speculative decoding writes the target's greedy text exactly (in bf16 the verify pass's other kernel
     shapes can flip a near-tie, so real engines match it within hardware numerics).
@@ -203,7 +203,7 @@ A sampling check over a million steps rejects a verify rule: the tokens the draf
     exactly, such as u = 0 at a token with p(x) = 0: about once in 2⁵³ draws for numpy's float64 uniforms, which a
     million steps never see.
 (b) It draws the replacement from p instead of the residual norm(max(0, p − q)). :: The accepted tokens already
-    supply min(p, q); drawing the rest from p adds the overlap a second time, so the tokens the draft covers are
+    supply min(p, q); drawing the rest from p adds (1 − α)·p on top, so the tokens the draft covers are
     over-produced.
 (c) It drops the bonus token when every draft token passes. :: That changes the number of tokens per step, which the
     check says is right.
@@ -290,8 +290,8 @@ Does greedy decoding (temperature 0 for both models) change the acceptance rate 
     average is usually higher than at T = 1. :: Leviathan et al. (arxiv.org/abs/2211.17192, Table 3) measure T5-small
     drafting for T5-XXL on English→German 0.75 greedy against 0.62 at T = 1, and greedy α higher or equal for every
     pair but one (a 6M draft for a 97M target, 0.88 against 0.89):
-    real models agree on the argmax of easy tokens very often. The Gaussian toy logits of notebook 06 do not, which
-    is why the toy shows the opposite.
+    one likely reason is that real models often agree on the argmax of easy tokens. The Gaussian toy logits of
+    notebook 06 do not, which is why the toy shows the opposite.
 (c) Yes: greedy decoding always makes α = 0. :: Only where the two argmaxes differ.
 
 kl_and_alpha · application · c
@@ -330,8 +330,8 @@ Half of the target calls on a text fall in contexts with α = 0.9 and half in co
 (b) 3 :: 3 = γ + 1 is the most a step yields, when both draft tokens pass: 81% of the steps in the easy contexts, 1%
     in the hard ones.
 (c) 1.91 :: E[N] is 1 + 0.9 + 0.81 = 2.71 in the easy contexts and 1 + 0.1 + 0.01 = 1.11 in the hard ones: (2.71 +
-    1.11)/2 = 1.91. This is why notebook 04's formula at the average α comes close to what a run on text measures,
-    but not exactly.
+    1.11)/2 = 1.91. Notebook 04's formula at one average α is not the average of E[N] when α varies from step to
+    step.
 
 mismatched_vocabularies · diagnosis · c
 You fit the draft on one text and the target on another; each numbers its characters in the order it first met them,
@@ -343,8 +343,8 @@ You fit the draft on one text and the target on another; each numbers its charac
     tokens.
 (c) Index i is one character for the draft and another for the target, so the rule compares probabilities of
     different characters. :: The rule stays exact for any q over the target's indices, so the output is still p, but
-    the draft is useless. Draft and target must share one vocabulary in one order: the same text (or tokenizer) for
-    both.
+    the draft rarely agrees with the target. To compare rows index by index, both must number one vocabulary in one
+    order: fit both on one text (engines that pair different tokenizers translate between them first).
 
 # Beyond one draft
 candidates_acceptance · application · a
@@ -386,8 +386,8 @@ A verifier takes one draft token x ~ q per position. It accepts far more often t
 (b) It must try several candidates per position. :: Several candidates tried in turn raise acceptance and keep the
     output exactly p, so the check would pass.
 (c) It is a lossy rule, such as typical acceptance: it buys acceptance by giving up exactness. :: If the output is
-    p, x can be accepted at most min(p(x), q(x)) of the time, so any rule with one candidate that accepts more than
-    Σ min(p, q) cannot output p.
+    p, x can be accepted at most min(p(x), q(x)) of the time, so any rule that tests one candidate position by
+    position and accepts more than Σ min(p, q) cannot output p.
 
 typical_with_perfect_draft · diagnosis · b
 You run typical acceptance with a draft equal to the target (q = p), and some draft tokens are still rejected. Is
@@ -462,9 +462,9 @@ vLLM reports mean acceptance length 3.36 with num_speculative_tokens = 4. What i
     after a rejection, which are never tested.
 (b) 0.84 = 3.36/4, the share of slots used :: The mean acceptance length includes the bonus or resampled token; the
     draft acceptance rate counts only accepted draft tokens: (3.36 − 1)/4.
-(c) 0.59 = (3.36 − 1)/4, below α ≈ 0.8 :: E[N] = (1 − α⁵)/(1 − α) = 3.36 at α = 0.8; the rate (E[N] − 1)/γ is lower
-    than α because every draft token after a rejection counts as not accepted (vLLM's definitions:
-    vllm/v1/spec_decode/metrics.py).
+(c) 0.59 = (3.36 − 1)/4, below α ≈ 0.8 :: E[N] = (1 − α⁵)/(1 − α) = 3.36 at α = 0.8; the rate (E[N] − 1)/γ
+    (when every draft carries all γ tokens) is lower than α because every draft token after a rejection counts as
+    not accepted (vLLM's definitions: vllm/v1/spec_decode/metrics.py).
 
 speculation_under_load · concept · a
 In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, γ = 1 and α = 0.65,

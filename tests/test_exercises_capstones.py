@@ -148,3 +148,16 @@ def test_the_feedback_uses_learner_words():
     texts += [text for _, mistake in KNOWN for text in (mistake.hint, mistake.in_practice or "")]
     for word in ("SPEC", "contract", "nbval"):
         assert not any(word in text for text in texts), word
+
+
+@pytest.mark.parametrize("name, documented_as", [
+    ("deterministic_step", "specdec.deterministic_draft.deterministic_draft_step"),
+    ("roll_back_caches", "specdec.exercises.capstones.roll_back_caches"),
+])
+def test_a_function_with_other_parameters_is_pointed_to_a_function_that_exists(name, documented_as):
+    import importlib
+
+    result = check_capstone(name, lambda a, b: [1])
+    assert f"the parameters of {documented_as}, in this order" in result.hint
+    module, _, function = documented_as.rpartition(".")
+    assert callable(getattr(importlib.import_module(module), function))

@@ -269,10 +269,11 @@ def one_hot_cases() -> tuple[Case, ...]:
 CAPSTONES: dict[str, Exercise] = {exercise.name: exercise for exercise in (
     Exercise("roll_back_caches", roll_back_caches, cache_cases, TWO_CACHES,
              "the same target and draft slots as the engine model of specdec.serving.kv_cache_steps, as two new "
-             "lists, and your inputs left unchanged"),
+             "lists, and your inputs left unchanged", documented_as="specdec.exercises.capstones.roll_back_caches"),
     Exercise("deterministic_step", deterministic_draft_step, one_hot_cases, TOKENS,
              "the same tokens as specdec.deterministic_draft.deterministic_draft_step, rng left in the same state, "
-             "a list of Python ints, and your inputs left unchanged"),
+             "a list of Python ints, and your inputs left unchanged",
+             documented_as="specdec.deterministic_draft.deterministic_draft_step"),
 )}
 
 

@@ -373,7 +373,8 @@ GAMMA_AND_SPEEDUP = ResultKind("a pair (γ, speedup)", RETURN_PAIR, _as_pair, la
 @dataclass(frozen=True)
 class Exercise:
     """One function the learner writes: specdec's `reference`, its `cases`, what it returns (`result`), what
-    a pass means, and optionally how to `explain` what the reference does on a case."""
+    a pass means, optionally how to `explain` what the reference does on a case, and the name the reference is
+    `documented_as` where it is not ``specdec.<name>`` (the capstones')."""
 
     name: str
     reference: Callable
@@ -381,6 +382,11 @@ class Exercise:
     result: ResultKind
     passed_means: str
     explain: Callable[[Case], str] | None = None
+    documented_as: str | None = None
+
+    @property
+    def reference_name(self) -> str:
+        return self.documented_as or f"specdec.{self.name}"
 
     @property
     def mistakes(self) -> tuple:
@@ -487,7 +493,7 @@ def _diagnose(exercise: Exercise, cases, expected, got, problems, index) -> tupl
     if problem.hint:
         return problem.hint, None
     if _called_with_other_parameters(outcome.error):
-        return (f"your function must take the parameters of specdec.{exercise.name}, in this order: "
+        return (f"your function must take the parameters of {exercise.reference_name}, in this order: "
                 f"({', '.join(case.parameters)})."), None
     if case.seed is not None:  # random draws: every case, to tell apart mistakes that agree on most seeds
         relevant = [index] + [i for i in range(len(cases)) if i != index]

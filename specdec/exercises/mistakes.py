@@ -174,8 +174,8 @@ def _argmax_as_gamma(alpha, c):
 
 DRAW_ORDER = ("your draws are in a different order than the rule's: at each position draw u = rng.random(), "
               "compare it, and at a rejection draw the replacement right away with rng.choice and stop. "
-              "Drawing all the uniforms first, or the replacement before u, uses the same stream in another "
-              "order, so on most seeds it gives other tokens.")
+              "Drawing all the uniforms first, or the replacement before u, makes other draws (and more of them) "
+              "from the same stream, so on most seeds it gives other tokens.")
 STOP_AT_REJECTION = "stop at the first rejection: return right after appending the replacement token."
 RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
                              "max(0, p − q) sums to 0, return a float copy of target instead.")
@@ -196,7 +196,7 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "sum min(p(x), q(x)) over the tokens; you took the mean (the sum divided by V)."),
         Mistake("ratio_without_min", lambda p, q: float((q * (p / q)).sum()),  # the mistake
                 "the acceptance probability is min(1, p(x)/q(x)): without the min, q(x)·p(x)/q(x) is just p(x), "
-                "and the sum is 1 (or NaN where p(x) = q(x) = 0)."),
+                "and the sum is 1 (or NaN wherever q(x) = 0, where q(x)·p(x)/q(x) is 0·∞ or 0·NaN)."),
         Mistake("summed_ratios", lambda p, q: float(np.minimum(1.0, p / q).sum()),  # the mistake
                 "you summed the acceptance probabilities min(1, p(x)/q(x)); weight each by q(x), how often the "
                 "draft proposes x: Σ q(x)·min(1, p(x)/q(x)) = Σ min(p(x), q(x))."),
@@ -270,7 +270,8 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "You dropped the bonus token: when every draft token passed, the step should still add one token "
                 "drawn from the target's last row p_γ.",
                 "An off-by-one in the verify step that forgets the target pass also scored the position after the "
-                "last draft token; the text stays right but every step is slower than the theory promises."),
+                "last draft token; the text stays right, but a step in which all γ draft tokens pass yields one "
+                "token fewer, so the mean tokens per step falls below the theory's."),
         Mistake("one_uniform_for_all", _one_uniform_for_all,
                 "You drew one uniform for the whole step and compared it at every position; each position needs "
                 "its own.",
@@ -300,7 +301,8 @@ MISTAKES: dict[str, list[Mistake]] = {
     ],
     "expected_tokens": [
         Mistake("exponent_gamma", lambda a, g: (1 - a**g) / (1 - a) if a < 1 else float(g),  # the mistake
-                "(1 − α^γ)/(1 − α) is one token short: a step yields up to γ + 1 tokens, so the exponent is γ + 1."),
+                "(1 − α^γ)/(1 − α) = 1 + α + … + α^(γ−1) leaves out α^γ, the chance that all γ draft tokens pass "
+                "and the bonus token comes too: a step yields up to γ + 1 tokens, so the exponent is γ + 1."),
         Mistake("untruncated", lambda a, g: 1 / (1 - a) if a < 1 else float("inf"),  # the mistake
                 "1/(1 − α) is the mean of a run that never stops; a step stops after γ draft tokens: "
                 "(1 − α^(γ+1))/(1 − α)."),
@@ -311,7 +313,8 @@ MISTAKES: dict[str, list[Mistake]] = {
     "speedup": [
         Mistake("cost_times_c", lambda a, g, c: expected_tokens(a, g) / (1 + g * c),  # the mistake
                 "c is how many times faster the draft is: a draft pass costs 1/c of a target pass, so a step costs "
-                "1 + γ/c, not 1 + γ·c."),
+                "1 + γ/c, not 1 + γ·c (Leviathan et al.'s c is the reciprocal, a draft pass over a target pass, "
+                "hence their γc + 1)."),
         Mistake("cost_without_target", lambda a, g, c: expected_tokens(a, g) / (g / c),  # the mistake
                 "a step also runs the target once: its cost is 1 + γ/c, not γ/c."),
         Mistake("floor_division", lambda a, g, c: expected_tokens(a, g) / (1 + g // c),  # the mistake
