@@ -1,10 +1,11 @@
 """What a drafter costs, relative to one target pass, and the speedup the hardware cost model predicts.
 
 A pass of a transformer over one new position reads every weight it uses and the cached keys and
-values, and does about two FLOPs per weight plus attention's 4·layers·width per cached position.
-`draft_cost` counts both for each drafter, per drafted token and per step, as fractions of the
-target's pass at the same context. Weights are counted at 2 bytes each (bf16, as `specdec.hardware`
-does), the head tied to the embedding is read once.
+values, and does about two FLOPs per weight plus attention's 4·layers·width per cached position (a
+block holds 4·width² attention weights and 2·width·m MLP weights: m = 4·width, but the EAGLE block's
+own m is read from its weights). `draft_cost` counts both for each drafter, per drafted token and per
+step, as fractions of the target's pass at the same context. Weights are counted at 2 bytes each (bf16,
+as `specdec.hardware` does), the head tied to the embedding is read once.
 
 `predicted_speedup` puts those fractions into `specdec.hardware`: a target of a chosen published
 size on a chosen accelerator, and a draft that costs the measured fraction of it, with the
@@ -24,9 +25,11 @@ of the weights a target pass reads). Prompt lookup's string search and the tree'
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .. import hardware
+from .loading import weight_arrays
 from .transformer import Transformer
 
 #: Context at which a pass is costed (the KV cache's length): half the models' context.
@@ -48,11 +51,18 @@ class DraftCost:
     """Separate forward passes (each with the accelerator's fixed overhead) per drafted token."""
 
 
-def _pass(width, vocab, blocks, kv_layers, extra_weights=0, context=COST_CONTEXT):
-    weights = blocks * 12 * width * width + vocab * width + extra_weights
+def _pass(width, vocab, blocks, kv_layers, extra_weights=0, context=COST_CONTEXT, mlp_width=None):
+    mlp_width = 4 * width if mlp_width is None else mlp_width
+    weights = blocks * (4 * width * width + 2 * width * mlp_width) + vocab * width + extra_weights
     flops = 2 * weights + 4 * kv_layers * width * context
     memory = hardware.BF16_BYTES * weights + 2 * kv_layers * width * context * hardware.BF16_BYTES
     return flops, memory
+
+
+@functools.cache
+def eagle_mlp_width() -> int:
+    """The hidden width of the committed EAGLE block's MLP (256: twice the target's width of 128)."""
+    return int(weight_arrays()["eagle.block.fc.weight"].shape[0])
 
 
 def target_pass(target: Transformer, context=COST_CONTEXT) -> tuple[float, float]:
@@ -87,7 +97,8 @@ def draft_cost(kind, target: Transformer, draft: Transformer | None = None, laye
         f, m = _pass(c.width, c.vocab, layers, layers, extra_weights=c.width * c.width if trained_exit else 0)
         per_token, passes, tokens = (f, m), 1.0, gamma
     elif kind == "EAGLE":
-        f, m = _pass(c.width, c.vocab, 1, 1, extra_weights=2 * c.width * c.width)
+        # One block with its own MLP width, plus the fusion layer (2·width → width).
+        f, m = _pass(c.width, c.vocab, 1, 1, extra_weights=2 * c.width * c.width, mlp_width=eagle_mlp_width())
         per_token, passes, tokens = (f, m), 1.0, gamma
     elif kind == "Medusa":
         nodes = sum(width ** level for level in range(1, depth + 1))
