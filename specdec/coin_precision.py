@@ -10,7 +10,8 @@ probability 0 when u = 0. How rare that is depends on how the coin is made:
   ≈ 6.0·10⁻⁸ (PyTorch's float32 coins on a GPU are 0 about half as often, pytorch/pytorch#26973).
 
 Engines differ: SGLang's EAGLE verification draws float32 coins and accepts when the coin is at most
-the ratio; vLLM's first model runner draws float64 coins for this reason (pytorch/pytorch#16706). A
+the ratio; vLLM's V1 rejection sampler (its original V1 model runner's) draws float64 coins for this
+reason (pytorch/pytorch#16706) and accepts when the ratio is at least the coin. A
 token with target probability 0 is common once the target's distribution has been filtered by top-k
 or top-p, so with float32 coins and an inclusive comparison the mistake fires about once per 2²⁴ to
 2²⁵ such draft tokens: every day, at a server's volume.

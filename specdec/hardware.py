@@ -33,7 +33,8 @@ What the model still simplifies, on purpose:
   pass costs, so a step here is γ draft passes and one verify pass, as in notebook 04.
 
 Every accelerator number is the vendor's peak, dense (without structured sparsity), bf16 or fp16
-on tensor cores, with its source in `Accelerator.source`.
+on its matrix units (tensor cores, a TPU's MXUs), except the Apple M1 Max, whose one published figure
+is its GPU's FP32 rate; each has its source in `Accelerator.source`.
 
 >>> times = pass_times(ACCELERATORS["H100 SXM"], MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], gamma=4)
 >>> round(times.target_decode * 1e3, 1), round(times.implied_c, 1), round(size_ratio(MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]), 1)
@@ -74,9 +75,10 @@ MAX_PASS_OVERHEAD = 1.0
 
 #: Fixed time per forward pass on a GPU, seconds. Measured: in llama.cpp issue #3649
 #: (https://github.com/ggml-org/llama.cpp/issues/3649) the 160M-parameter Llama draft decodes at
-#: 1.49 ms per token on an A100 (216 passes in 322.8 ms), while reading its 0.32 GB of bf16 weights
-#: at the A100's peak bandwidth takes 0.16 ms; the maintainer's own run on a V100 in the same thread
-#: (619 tokens/s, 1.61 ms against 0.36 ms of bytes) gives the same 1.3 ms. Most of it is set by the
+#: 1.49 ms per token on an A100 (216 passes in 322.8 ms), while reading its 0.32 GB of 16-bit weights
+#: at an A100 80 GB's peak bandwidth takes 0.16 ms (0.21 ms on a 40 GB card; the issue does not say
+#: which); the maintainer's own run on a V100 in the same thread (619 tokens/s, 1.61 ms against 0.36 ms
+#: of bytes) gives the same 1.3 ms. Most of it is set by the
 #: host and the driver (kernel launches, sampling), not by the chip, so the same figure stands in for
 #: every accelerator here. Engines that capture the whole decoding step in a CUDA graph cut it
 #: several-fold: set it with `with_pass_overhead`.
@@ -95,7 +97,7 @@ class Accelerator:
     memory_bandwidth: float
     """Bytes per second read from the device's main memory (HBM, GDDR or unified memory)."""
     peak_flops: float
-    """Dense bf16/fp16 FLOP per second of the matrix units (without structured sparsity)."""
+    """Dense bf16/fp16 FLOP per second of the matrix units (without structured sparsity; the M1 Max: FP32)."""
     memory_capacity: float
     """Bytes of device memory."""
     source: str
