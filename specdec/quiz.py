@@ -249,13 +249,13 @@ predict_speedup · application · c
 # Where the time goes
 verify_pass_time · application · a
 In the roofline cost model, a 70B target at batch 1 at one H100 SXM's speeds (about 295 FLOPs per byte read; its
-    140 GB of weights would in fact need two of them) takes about 42 ms for a pass over one position. About how long
+    141 GB of weights would in fact need two of them) takes about 42 ms for a pass over one position. About how long
     does the verify pass over γ + 1 = 5 positions take?
 (a) About 42 ms, the same as over one position. :: At batch 1 the pass does about 5 FLOPs per byte it reads, far
     below 295: reading the weights sets the time, and one read serves all five positions. In this cost model the two
     times are equal; real kernels lose a little before the bend.
 (b) About 210 ms: five positions cost five passes. :: That would hold if the arithmetic set the time. At batch 1 the
-    reading of 140 GB of weights does, and the five positions share one read.
+    reading of 141 GB of weights does, and the five positions share one read.
 (c) About 42 ms plus the four draft passes. :: The draft passes come before the verify pass and are counted in the
     step's cost, 1 + γ/c; the verify pass itself is one target pass.
 
