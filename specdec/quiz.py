@@ -468,7 +468,7 @@ vLLM reports mean acceptance length 3.36 with num_speculative_tokens = 4. What i
 
 speculation_under_load · concept · a
 In the cost model, a 70B target with a 1B draft on four H100s, at a 1,024-token context, γ = 1 and α = 0.65,
-    speculation still makes one request faster at the largest batch that fits beside the draft. Why can the best
+    speculation makes one request faster even at the largest batch that fits beside the draft. Why can the best
     throughput still be higher without it?
 (a) The draft's weights and KV caches take memory, so plain decoding fits a larger batch :: Plain decoding fits b =
     532 and makes about 21,100 tokens/s there; with the draft the largest batch that fits is 477, at about 20,300
