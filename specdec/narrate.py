@@ -157,8 +157,6 @@ def token_labels(vocab) -> list[str]:
 
 # The step in words. --------------------------------------------------------------------------------
 
-SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
 def narrate_position(position: PositionTrace, labels: list[str]) -> str:
     """One line for one visited draft position: the proposal, the threshold, u, and the verdict."""
     name, threshold = labels[position.draft_token], position.acceptance_probability
@@ -175,8 +173,7 @@ def narrate_bonus(trace: StepTrace, labels: list[str]) -> str:
     token = labels[trace.bonus_token]
     if trace.gamma == 0:
         return f"bonus: with no draft tokens (γ = 0) the step draws its one token from p₀: {token}"
-    row = f"p{str(trace.gamma).translate(SUBSCRIPT_DIGITS)}"  # p₄, the target's row after the last draft token
-    return f"bonus: every draft token passed, so one more token is drawn from {row}: {token}"
+    return f"bonus: every draft token passed, so one more token is drawn from p{subscript(trace.gamma)}: {token}"
 
 
 def narrate_summary(trace: StepTrace, labels: list[str]) -> str:

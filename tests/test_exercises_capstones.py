@@ -3,6 +3,8 @@ with its hint, and the cache exercise's reference keeps exactly what the engine 
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -155,8 +157,6 @@ def test_the_feedback_uses_learner_words():
     ("roll_back_caches", "specdec.exercises.capstones.roll_back_caches"),
 ])
 def test_a_function_with_other_parameters_is_pointed_to_a_function_that_exists(name, documented_as):
-    import importlib
-
     result = check_capstone(name, lambda a, b: [1])
     assert f"the parameters of {documented_as}, in this order" in result.hint
     module, _, function = documented_as.rpartition(".")
