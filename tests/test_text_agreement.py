@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from specdec.core import acceptance_rate
-from specdec.text import NGramModel, mean_acceptance_rate, sample_contexts
+from specdec.text import NGramModel, agreement, mean_acceptance_rate, sample_contexts
 
 TEXT = "the cat sat on the mat. the rat sat on the hat. the cat saw the rat, and the rat ran to the mat. "
 
@@ -25,6 +25,25 @@ def test_mean_acceptance_rate_is_the_mean_of_the_cores_alpha():
     contexts = sample_contexts(TEXT, 20, 6)
     expected = np.mean([acceptance_rate(target.next_distribution(c), draft.next_distribution(c)) for c in contexts])
     assert mean_acceptance_rate(target, draft, contexts) == pytest.approx(expected)
+
+
+def test_the_contexts_are_read_in_batches_and_each_alpha_is_the_cores_to_the_last_bit(monkeypatch):
+    monkeypatch.setattr(agreement, "CONTEXTS_PER_BATCH", 3)
+    target, draft = NGramModel(order=5).fit(TEXT), NGramModel(order=2).fit(TEXT).at_temperature(0.7)
+    contexts = sample_contexts(TEXT, 10, 6)
+    expected = np.mean([acceptance_rate(target.next_distribution(c), draft.next_distribution(c)) for c in contexts])
+    assert mean_acceptance_rate(target, draft, contexts) == float(expected)
+
+
+def test_a_model_whose_rows_are_not_distributions_is_named():
+    class Leaky:
+        vocab = NGramModel(order=2).fit(TEXT).vocab
+
+        def next_distribution(self, context):
+            return np.full(len(self.vocab), 0.5)
+
+    with pytest.raises(ValueError, match=r"draft\.next_distribution over 2 contexts.*sum to 1"):
+        mean_acceptance_rate(NGramModel(order=2).fit(TEXT), Leaky(), ["the c", "on th"])
 
 
 def test_a_richer_draft_agrees_more():

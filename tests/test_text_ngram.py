@@ -164,6 +164,14 @@ def test_the_memo_gives_the_same_numbers_as_a_fresh_model(monkeypatch):
     assert len(remembering._memo) <= 3
 
 
+def test_a_full_memo_forgets_its_older_half_and_keeps_the_recent_rows(monkeypatch):
+    monkeypatch.setattr(ngram_module, "MEMO_SIZE", 4)
+    model = NGramModel(order=2).fit(RHYME)
+    for context in ("a", "b", "c", "d", "e"):
+        model.next_distribution(context)
+    assert [tail for tail, _ in model._memo] == ["c", "d", "e"]
+
+
 @pytest.mark.parametrize("order", range(1, MAX_ORDER + 1))
 def test_remembered_short_context_sums_change_no_bit(monkeypatch, order):
     contexts = ["", "t", "th", "the c", "on the ", "xq the r", "sat\u00e9", "zz", "the cat sa", "rat, and"]

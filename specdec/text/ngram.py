@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import sys
 from dataclasses import dataclass
 
@@ -64,7 +65,7 @@ FALLBACK_DISCOUNT = 0.5
 
 #: How many distributions a fitted model remembers, per (context, temperature). Generation revisits
 #: the same short contexts constantly (after "th", after ". "), and a look-up is far cheaper than
-#: smoothing again; about 7 MB at a hundred symbols. When full, the memory is simply emptied.
+#: smoothing again; about 7 MB at a hundred symbols. When full, it forgets the older half.
 MEMO_SIZE = 8192
 
 #: Contexts of at most this many characters end every longer context, and they are few (about
@@ -263,8 +264,9 @@ class NGramModel:
         key = (tail, temperature)
         probs = self._memo.get(key)
         if probs is None:
-            if len(self._memo) >= MEMO_SIZE:
-                self._memo.clear()
+            if len(self._memo) >= MEMO_SIZE:  # forget the older half (a dict keeps the order of insertion)
+                for old in list(itertools.islice(self._memo, max(1, MEMO_SIZE // 2))):
+                    del self._memo[old]
             probs = compute(tail)
             probs.flags.writeable = False
             self._memo[key] = probs
