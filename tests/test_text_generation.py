@@ -8,6 +8,7 @@ from scipy import stats
 
 from specdec.core import sample_draft, speculative_step
 from specdec.text import Generation, NGramModel, generate, speculative_generate
+from specdec.text.generation import model_rows
 from specdec.theory import acceptance_rates
 
 # A small alphabet keeps the joint law of two characters small enough to check cell by cell.
@@ -264,6 +265,10 @@ def with_nan(context, good):
     ("draft", with_nan, ValueError, r"draft\.next_distribution\(context\) contains NaN"),
     ("draft", lambda context, good: np.append(good, 0.0), ValueError, r"draft\.next_distribution\(context\) must give one "
                                                           r"probability per symbol of draft\.vocab"),
+    ("draft", lambda context, good: good * 2, ValueError, r"each row of draft\.next_distribution\(context\) must sum "
+                                                          r"to 1 \(within 1e-06\), but row 0 sums to 2\.0"),
+    ("draft", lambda context, good: -good, ValueError, r"draft\.next_distribution\(context\) contains a negative entry"),
+    ("draft", lambda context, good: good * np.inf, ValueError, r"draft\.next_distribution\(context\) contains inf"),
     ("target", lambda context, good: good * 2, ValueError, r"target\.next_distribution over 3 contexts must sum to 1"),
     ("target", lambda context, good: "abc", TypeError, r"target\.next_distribution over 3 contexts"),
 ])
@@ -277,6 +282,18 @@ def test_a_model_row_that_is_not_a_distribution_is_named_before_the_rule_uses_it
         speculative_generate(models["target"], models["draft"], "the ", 10, 2, rng)
     if which == "draft":  # the first draft row is checked before the first draw
         assert rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("contexts", [["the "], ["the ", "the c"]])
+@pytest.mark.parametrize("row", [lambda context, good: good.tolist(), lambda context, good: good.astype(np.float32),
+                                 lambda context, good: good])
+def test_model_rows_are_the_model_s_rows_as_float64_whatever_it_returns(rhyme_pair, contexts, row):
+    target, _ = rhyme_pair
+    rows = model_rows(RowsOf(target, row), contexts, "target")
+    expected = np.array([np.asarray(row(context, target.next_distribution(context)), dtype=np.float64)
+                         for context in contexts])
+    assert rows.dtype == np.float64 and rows.shape == expected.shape
+    assert np.array_equal(rows, expected)
 
 
 def test_plain_generation_checks_the_model_rows_too(rhyme_pair):
