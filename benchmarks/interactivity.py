@@ -7,6 +7,10 @@ new PNG and readout: what a notebook shows. It prints, per control, the median a
 then the median, the 95th percentile and the worst over all changes, against the goals: median
 <= 50 ms, 95th percentile <= 100 ms, worst <= 250 ms.
 
+Explorers are timed in the groups the notebooks build them in, each group closed before the next is
+built, because a notebook's kernel holds only its own explorers; the full garbage collections that
+fall in the run are counted and their longest printed.
+
 What is measured: the kernel's side (the explorer's callback, the figure update and the PNG
 encoding). What is not: the message to the browser and the browser drawing the image, which
 depend on the browser and the network (on Binder, mostly the network). Wall times depend on what
@@ -17,12 +21,19 @@ assert any of these times.
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import os
+import re
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 
+
+#: The notebooks whose code says which explorers share a kernel.
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 #: Goals on the project's 2-core machine, in milliseconds.
 GOAL_MEDIAN_MS = 50.0
@@ -99,24 +110,68 @@ def measure_control(explorer, name: str, count: int, rng) -> tuple[list[float], 
     return times, unchanged
 
 
+def notebook_groups(explorers: dict, notebooks=NOTEBOOKS) -> list[list[str]]:
+    """The explorers' names grouped as the notebooks use them: those a notebook's code builds, in the order of
+    the notebooks, then each explorer no notebook builds on its own. Found by reading the notebooks' code."""
+    groups, placed = [], set()
+    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
+        code = " ".join("".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]
+                        if cell["cell_type"] == "code")
+        built = [name for name in explorers if name not in placed and re.search(rf"\b{name}\(", code)]
+        if built:
+            groups.append(built)
+            placed.update(built)
+    return groups + [[name] for name in explorers if name not in placed]
+
+
 def measure(names=None, count: int = 8, seed: int = 0) -> dict:
-    """Build each explorer and time every control; returns the rows of the report and the totals."""
+    """Build each notebook's explorers and time every control; returns the rows of the report and the totals.
+
+    A notebook's kernel holds only that notebook's explorers, so each group is closed (its widgets and
+    figures let go, then collected, untimed) before the next is built: otherwise all the explorers' objects
+    accumulate in one process and Python's full garbage collections, which scan every live object and can
+    fall inside a timed change, grow with them. Those collections are counted and timed all the same.
+    """
+    import ipywidgets
+
     explorers = load_explorers(names)
     rng = np.random.default_rng(seed)
-    rows, all_times, builds = [], [], {}
-    for name, make in explorers.items():
-        start = time.perf_counter()
-        explorer = make()
-        builds[name] = (time.perf_counter() - start) * 1000.0
-        for control_name, control in explorer.controls.items():
-            times, unchanged = measure_control(explorer, control_name, count, rng)
-            all_times.extend(times)
-            rows.append({
-                "explorer": name, "control": control_name, "kind": type(control).__name__,
-                "continuous": getattr(control, "continuous_update", None),
-                "times": times, "unchanged": unchanged,
-            })
-    return {"rows": rows, "times": all_times, "builds": builds}
+    rows, all_times, builds, pauses = [], [], {}, []
+    groups = notebook_groups(explorers)
+    collection = {"started": None, "untimed": False}
+
+    def time_collections(phase, info):
+        if info["generation"] < 2 or collection["untimed"]:
+            return
+        if phase == "start":
+            collection["started"] = time.perf_counter()
+        elif collection["started"] is not None:
+            pauses.append((time.perf_counter() - collection["started"]) * 1000.0)
+            collection["started"] = None
+
+    gc.callbacks.append(time_collections)
+    try:
+        for group in groups:
+            for name in group:
+                start = time.perf_counter()
+                explorer = explorers[name]()
+                builds[name] = (time.perf_counter() - start) * 1000.0
+                for control_name, control in explorer.controls.items():
+                    times, unchanged = measure_control(explorer, control_name, count, rng)
+                    all_times.extend(times)
+                    rows.append({
+                        "explorer": name, "control": control_name, "kind": type(control).__name__,
+                        "continuous": getattr(control, "continuous_update", None),
+                        "times": times, "unchanged": unchanged,
+                    })
+            explorer = None
+            ipywidgets.Widget.close_all()
+            collection["untimed"] = True
+            gc.collect()
+            collection["untimed"] = False
+    finally:
+        gc.callbacks.remove(time_collections)
+    return {"rows": rows, "times": all_times, "builds": builds, "groups": groups, "full_collections": pauses}
 
 
 def report(result: dict, load_before, load_after) -> list[str]:
@@ -144,6 +199,11 @@ def report(result: dict, load_before, load_after) -> list[str]:
                  "Back at the first draw.")
     for name, milliseconds in result["builds"].items():
         lines.append(f"built {name} (first full render included) in {milliseconds:.0f} ms")
+    lines.append("kernels, as the notebooks share them out: "
+                 + "; ".join(" + ".join(group) for group in result["groups"]))
+    pauses = result["full_collections"]
+    lines.append(f"full garbage collections during builds and changes: {len(pauses)}"
+                 + (f", longest {max(pauses):.1f} ms" if pauses else ""))
     times = result["times"]
     if times:
         median, worst = statistics.median(times), max(times)
