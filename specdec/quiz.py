@@ -215,8 +215,8 @@ In the cost model of notebook 04, what decides the expected speedup over plain d
     1/c of a target pass.
 (b) α, the draft length γ and the cost ratio c together. :: speedup = (1 − α^(γ+1)) / ((1 − α)(1 + γ/c)): α and γ
     give the tokens per step, γ and c its cost.
-(c) Only γ: more draft tokens always mean more speed. :: Past the best γ each extra draft pass costs more than the
-    tokens it adds.
+(c) Only γ: more draft tokens always mean more speed. :: Past the best γ an extra draft pass adds fewer tokens than
+    the step already earns in the time that pass takes.
 
 below_break_even · concept · a
 The draft gets slower until c < 1/α (equivalently α < 1/c). What happens?

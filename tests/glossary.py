@@ -31,8 +31,8 @@ GLOSSARY = {
     "KL divergence": "KL(p‖q) = Σ p(x) log(p(x)/q(x)): the average extra information, in nats, spent "
                      "when data from p is coded as if it came from q. Infinite when q(x) = 0 < p(x).",
     "nat": "The unit of information measured with natural logarithms: 1 nat = 1/ln 2 ≈ 1.44 bits.",
-    "logit": "A model's raw score for one token. The softmax of the scores, divided by the "
-             "temperature, gives the next-token probabilities.",
+    "logit": "A model's raw score for one token. The softmax of the scores divided by the "
+             "temperature, softmax(logits / T), gives the next-token probabilities.",
     "temperature": "T in softmax(logits / T): T < 1 sharpens a distribution, T > 1 flattens it, and "
                    "T → 0 puts all the mass on the largest logit.",
     "greedy decoding": "Emitting the most likely token every time: sampling from a distribution with all "
