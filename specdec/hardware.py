@@ -17,7 +17,7 @@ when the batch grows. Real kernels reach the bend earlier: they run below the da
 (`at_fraction_of_peak` shows what a fraction does) and pad the positions of a pass to whole tiles.
 
 The fixed time per pass (`Accelerator.pass_overhead`) stands for what does not scale with the
-bytes: launching the kernels of every layer, sampling, and the host's work between passes. It makes
+bytes: launching the kernels of every layer and the host's work between passes. It makes
 a small draft slower than its size says, so c falls below the ratio of the models' sizes, the more
 so the smaller the draft and the faster the chip's memory.
 
@@ -75,11 +75,11 @@ MAX_PASS_OVERHEAD = 1.0
 
 #: Fixed time per forward pass on a GPU, seconds. Measured: in llama.cpp issue #3649
 #: (https://github.com/ggml-org/llama.cpp/issues/3649) the 160M-parameter Llama draft decodes at
-#: 1.49 ms per token on an A100 (216 passes in 322.8 ms), while reading its 0.32 GB of 16-bit weights
-#: at an A100 80 GB's peak bandwidth takes 0.16 ms (0.21 ms on a 40 GB card; the issue does not say
-#: which); the maintainer's own run on a V100 in the same thread (619 tokens/s, 1.61 ms against 0.36 ms
+#: 1.49 ms per token on an A100 (216 passes in 322.8 ms, sampling not included), while reading its
+#: 0.32 GB of weights, if 16-bit, at an A100 80 GB's peak bandwidth takes 0.16 ms (0.21 ms on a 40 GB
+#: card; the issue names neither the card nor the precision); the maintainer's own run on a V100 in the same thread (619 tokens/s, 1.61 ms against 0.36 ms
 #: of bytes) gives the same 1.3 ms. Most of it is set by the
-#: host and the driver (kernel launches, sampling), not by the chip, so the same figure stands in for
+#: host and the driver (kernel launches), not by the chip, so the same figure stands in for
 #: every accelerator here. Engines that capture the whole decoding step in a CUDA graph cut it
 #: several-fold: set it with `with_pass_overhead`.
 MEASURED_PASS_OVERHEAD = 1.3e-3
@@ -103,8 +103,8 @@ class Accelerator:
     source: str
     """Where the numbers come from."""
     pass_overhead: float = 0.0
-    """Seconds every forward pass takes on top of its bytes and FLOPs (kernel launches, sampling,
-    host work); 0 is the pure roofline."""
+    """Seconds every forward pass takes on top of its bytes and FLOPs (kernel launches, host work);
+    0 is the pure roofline."""
     overhead_source: str = ""
     """Where `pass_overhead` comes from."""
 

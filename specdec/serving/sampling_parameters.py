@@ -7,12 +7,12 @@ p̃ = top-p(top-k(softmax(z_p / T))), renormalised. Speculative decoding keeps t
 2. the q in the ratio min(1, p̃(x)/q(x)) and in the residual is *the law the draft token was drawn
    from*: whatever the draft did to its own row, in the precision it sampled with.
 
-The draft may sample from its raw row, or from its row shaped like the target's (usually accepted
-more often): both are exact as long as rule 2 holds. The broken variants (`SAMPLING_RULES`):
+The draft may sample from its raw row (its softmax at the request's temperature, without top-k and
+top-p), or from its row shaped like the target's (usually accepted more often): both are exact as long as rule 2 holds. The broken variants (`SAMPLING_RULES`):
 
 * ``"target_only"``: the processors shape the target's row and the draft's sampling, but the
-  draft probabilities handed to the verifier are its unprocessed row (one side of the verify sees
-  the processors, the other does not);
+  draft probabilities handed to the verifier are its raw row, without top-k and top-p (one side of
+  the verify sees those processors, the other does not);
   vLLM issue #9834 (https://github.com/vllm-project/vllm/issues/9834) reports the mirror case, the
   request's parameters reaching the draft's row but not the target's in the verification step;
 * ``"low_precision_draft"``: the draft samples from a row computed from bf16-rounded logits, and
