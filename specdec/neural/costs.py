@@ -135,7 +135,7 @@ def predicted_speedup(tau, cost: DraftCost, drafted_per_step, passes_per_step, t
     Examples
     --------
     >>> free = DraftCost(0, 0, 0, 0, 0)
-    >>> round(predicted_speedup(2.0, free, 4, 0), 3)  # a free draft: τ, minus the cost of 4 more positions
+    >>> round(predicted_speedup(2.0, free, 4, 0), 3)  # a free draft: τ itself (4 more positions cost nothing at b = 1)
     2.0
     """
     model = hardware.MODELS[target]

@@ -29,10 +29,12 @@ the law it was drawn from; `specdec.neural.verify.verify_token_tree` verifies it
 `TargetState` holds the target's KV cache and its hidden states ("features") for the text so far,
 scores a proposal in one pass (a tree attends along its branches only) and keeps the accepted path.
 
-What is simplified: characters instead of subword tokens; a 4-layer target of 0.8M weights; the
+What is simplified: characters instead of subword tokens; a 4-layer target of about 0.86M weights; the
 drafters are trained briefly on one CPU (see ``weights/record.json``); trees are full trees of a
 chosen width and depth rather than the tuned sparse trees (Medusa) or dynamic trees (EAGLE-2, Li et al.
-2024, https://arxiv.org/abs/2406.16858).
+2024, https://arxiv.org/abs/2406.16858); the EAGLE block predicts the target's residual stream before its
+final norm and reads it out through that norm and the head, where EAGLE-1 and EAGLE-2 predict the feature
+the head reads (after the norm) and apply the head alone.
 """
 
 from __future__ import annotations
@@ -328,7 +330,7 @@ class PromptLookupDrafter:
         n = len(history)
         for size in range(min(self.max_ngram, n - 1), self.min_ngram - 1, -1):
             suffix = history[n - size:]
-            for start in range(n - size - 1, -1, -1):  # latest occurrence that ends before the suffix
+            for start in range(n - size - 1, -1, -1):  # latest occurrence that starts before the suffix
                 if history[start:start + size] == suffix:
                     return list(history[start + size:start + size + gamma])
         return []

@@ -34,8 +34,9 @@ What engines expose for it (their documentation as it stands):
   per range of batch sizes (https://docs.sglang.io/docs/advanced_features/adaptive_speculative_decoding);
   and ``--cuda-graph-max-bs``, the largest batch its captured graphs cover.
 
->>> from specdec.hardware import ACCELERATORS, MODELS
->>> curves = load_curves(ACCELERATORS["H100 SXM"], MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, 0.8)
+>>> from specdec.hardware import ACCELERATORS, MODELS, cluster
+>>> four_h100s = cluster(ACCELERATORS["H100 SXM"], 4)  # as notebook 11 counts them
+>>> curves = load_curves(four_h100s, MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, 0.8)
 >>> bool(curves.latency_speedup[0] > 1 > curves.latency_speedup[-1])
 True
 """
@@ -121,8 +122,9 @@ def load_curves(accelerator, target, draft, gamma, alpha, context=DEFAULT_CONTEX
 
     Examples
     --------
-    >>> from specdec.hardware import ACCELERATORS, MODELS
-    >>> c = load_curves(ACCELERATORS["H100 SXM"], MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, 0.8, batches=[1])
+    >>> from specdec.hardware import ACCELERATORS, MODELS, cluster
+    >>> c = load_curves(cluster(ACCELERATORS["H100 SXM"], 4), MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, 0.8,
+    ...                 batches=[1])
     >>> bool(np.isclose(c.throughput_speedup[0], c.latency_speedup[0]))
     True
     """

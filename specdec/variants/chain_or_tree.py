@@ -12,8 +12,8 @@ expected speedup, on stationary rows (every context has the same p and q, as in
   accepted at a node (SpecInfer's rule, `acceptance_by_k`); the draft scores a whole level in one
   pass, so a step costs D draft passes and one verify pass: speedup = Σ β_b^d / (1 + D/c).
 
-The verify pass is counted as free (memory-bound) for both, as in notebook 04, which favours wide
-trees: a real verify pass over many nodes costs more once it nears the accelerator's ridge.
+The verify pass over all the drafted positions is counted as one plain target pass (memory-bound) for both,
+as in notebook 04, which favours wide trees: a real verify pass over many nodes costs more once it nears the accelerator's ridge.
 A tree with b = 1 is a chain, so the best tree is never worse than the best chain.
 
 >>> from specdec.variants.pairs import draft_with_acceptance, geometric_target
@@ -34,7 +34,7 @@ from ..core import expected_tokens
 from ..validation import Count, CostRatio, Distribution, checked
 from .multi_candidate import acceptance_by_k
 
-#: The largest verify budget `best_shapes` searches (a tree of b^D ≤ 1,024 nodes at most).
+#: The largest verify budget `best_shapes` searches (a tree of b + b² + … + b^D ≤ 1,024 nodes at most).
 MAX_BUDGET = 1024
 
 
