@@ -104,7 +104,7 @@ def expected_tokens(alpha, gamma) -> float:
     Returns
     -------
     float
-        Between 1 and γ+1; exactly γ+1 at α = 1. Computed as −expm1((γ+1)·log1p(−d)) / d with
+        Between 1 and γ+1; exactly γ+1 at α = 1 and 1 at γ = 0. Computed as −expm1((γ+1)·log1p(−d)) / d with
         d = 1 − α, which stays accurate as α → 1 where the textbook form loses its digits.
 
     Examples
@@ -114,7 +114,7 @@ def expected_tokens(alpha, gamma) -> float:
     """
     if alpha == 1.0:
         return float(gamma + 1)
-    if alpha == 0.0:
+    if alpha == 0.0 or gamma == 0:  # at γ = 0 the formula below can miss 1 by a rounding step
         return 1.0
     shortfall = 1.0 - alpha
     # log α, computed as log1p(−d) where α is near 1 (d is exact there, α's own digits are not).

@@ -77,9 +77,9 @@ MAX_PASS_OVERHEAD = 1.0
 #: (https://github.com/ggml-org/llama.cpp/issues/3649) the 160M-parameter Llama draft decodes at
 #: 1.49 ms per token on an A100 (216 passes in 322.8 ms, sampling not included), while reading its
 #: 0.32 GB of weights, if 16-bit, at an A100 80 GB's peak bandwidth takes 0.16 ms (0.21 ms on a 40 GB
-#: card; the issue names neither the card nor the precision); the maintainer's own run on a V100 in the same thread (619 tokens/s, 1.61 ms against 0.36 ms
-#: of bytes) gives the same 1.3 ms. Most of it is set by the
-#: host and the driver (kernel launches), not by the chip, so the same figure stands in for
+#: card; the issue names neither the card nor the precision); the maintainer's own 16-bit run on a V100
+#: in the same thread (619 tokens/s, 1.61 ms against 0.36 ms of bytes) gives the same 1.3 ms. Most of it
+#: is set by the host and the driver (kernel launches), not by the chip, so the same figure stands in for
 #: every accelerator here. Engines that capture the whole decoding step in a CUDA graph cut it
 #: several-fold: set it with `with_pass_overhead`.
 MEASURED_PASS_OVERHEAD = 1.3e-3
@@ -344,10 +344,19 @@ def forward_pass_time(model, accelerator, batch=1, positions=1, context=DEFAULT_
     return _pass_time(model, accelerator, batch, positions, context)
 
 
+def _memory_seconds(shape, accelerator, batch, context) -> float:
+    """Time to read the weights once and every sequence's KV cache."""
+    return (BF16_BYTES * shape.parameters + batch * context * shape.kv_bytes) / accelerator.memory_bandwidth
+
+
+def _compute_seconds_per_position(shape, accelerator, batch, context) -> float:
+    """Arithmetic time of one new position in each of `batch` sequences."""
+    return (2.0 * shape.parameters + context * shape.attention_flops) * batch / accelerator.peak_flops
+
+
 def _pass_time(shape, accelerator, batch, positions, context) -> float:
-    memory_bytes = BF16_BYTES * shape.parameters + batch * context * shape.kv_bytes
-    flops = (2.0 * shape.parameters + context * shape.attention_flops) * batch * positions
-    roofline_time = max(memory_bytes / accelerator.memory_bandwidth, flops / accelerator.peak_flops)
+    roofline_time = max(_memory_seconds(shape, accelerator, batch, context),
+                        _compute_seconds_per_position(shape, accelerator, batch, context) * positions)
     return accelerator.pass_overhead + roofline_time
 
 
@@ -368,11 +377,27 @@ def roofline(model, accelerator, batch=1, max_positions=64, context=DEFAULT_CONT
     >>> bool(seconds[7] == seconds[0]), int(positions[np.argmax(seconds > seconds[0])])  # first t that costs more
     (True, 296)
     """
-    shape = model
     positions = np.arange(1, max_positions + 1)
-    memory = (BF16_BYTES * shape.parameters + batch * context * shape.kv_bytes) / accelerator.memory_bandwidth
-    compute = (2.0 * shape.parameters + context * shape.attention_flops) * batch * positions / accelerator.peak_flops
+    memory = _memory_seconds(model, accelerator, batch, context)
+    compute = _compute_seconds_per_position(model, accelerator, batch, context) * positions
     return positions, accelerator.pass_overhead + np.maximum(memory, compute)
+
+
+@checked(model=ModelSpec(), accelerator=AcceleratorSpec(), batch=BATCH, context=CONTEXT)
+def compute_bound_from(model, accelerator, batch=1, context=DEFAULT_CONTEXT) -> float:
+    """Positions per sequence from which a pass is compute-bound: where its arithmetic takes as long as its reading.
+
+    Below 1, a pass over one position per sequence is compute-bound already (a large batch).
+
+    Examples
+    --------
+    >>> round(compute_bound_from(70e9, ACCELERATORS["H100 SXM"], context=0), 1)  # the chip's FLOPs per byte
+    295.2
+    >>> compute_bound_from(MODELS["Llama 3.1 70B"], ACCELERATORS["H100 SXM"], batch=1024) < 1
+    True
+    """
+    return (_memory_seconds(model, accelerator, batch, context)
+            / _compute_seconds_per_position(model, accelerator, batch, context))
 
 
 @dataclass(frozen=True)

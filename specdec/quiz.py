@@ -270,14 +270,16 @@ At batch 1 a target pass takes 40 ms and a draft pass 0.8 ms, and the verify pas
     can pass 5×.
 
 large_batch_slowdown · diagnosis · b
-A server decodes 512 sequences at once, with contexts of about 1,000 tokens. With speculative decoding on, it
-    produces fewer tokens per second than without. What is the likely cause?
+A server decodes 512 sequences of Llama 3.1 70B at once (its grouped-query attention keeps 320 KiB of KV cache
+    per token), with contexts of about 1,000 tokens. With speculative decoding on, it produces fewer tokens per
+    second than without. What is the likely cause?
 (a) α falls when many sequences share the accelerator. :: α depends only on the two models' distributions at each
     position, not on how many sequences share a pass.
 (b) The verify pass scores 512 × (γ + 1) positions: far past the chip's FLOPs per byte, it is compute-bound and
     costs several plain passes. :: At batch 1 the extra positions ride along with the one read of the weights; at a
     large batch the arithmetic sets the time, and every position costs its share, more than the extra tokens save.
-    (With much longer contexts the KV cache dominates the bytes and moves that point.)
+    (Where the KV cache dominates the bytes, at long contexts or with a target whose cache per token is several
+    times larger, the verify pass stays memory-bound to much larger batches.)
 (c) The draft's passes turn compute-bound first. :: A draft pass scores one position per sequence, 512 in all, so it
     turns compute-bound later than the verify pass, which scores 512 × (γ + 1).
 
@@ -396,9 +398,9 @@ You run typical acceptance with a draft equal to the target (q = p), and some dr
     min(1, p/q) = 1. Typical acceptance never looks at q: it keeps x only if p(x) is above a threshold, so a token
     the target finds unlikely is rejected even from a perfect draft.
 (b) No: typical acceptance keeps x only when p(x) > min(ε, δ·exp(−H(p))), whatever q is. :: Its test (Medusa,
-    arxiv.org/abs/2401.10774) is about the target alone, so even q = p loses the target's unlikely tokens, and the
-    output is not p: the rule trades
-    exactness for acceptance.
+    arxiv.org/abs/2401.10774) is about the target alone, so even with q = p a drafted token below the bar is
+    rejected: the unlikely tokens come out less often than p says and the likely ones more often, so the output is
+    not p: the rule trades exactness for acceptance.
 (c) Yes: the threshold should use the draft's entropy H(q), not the target's. :: Medusa's threshold uses the
     target's entropy H(p), as here; and from H(q) it would still reject the unlikely tokens.
 
@@ -425,8 +427,8 @@ Prompt lookup drafts x by copying, so its draft is a point mass on x. The target
 medusa_vs_eagle · concept · b
 Medusa head 2 and an EAGLE drafter both guess the token two places after the last verified one. On the papers'
     models (EAGLE, arxiv.org/abs/2401.15077) the EAGLE guess is accepted more often. What is the main reason?
-(a) EAGLE's drafter is verified with a more lenient rule. :: Both are verified exactly here; the rule does not
-    favour either.
+(a) EAGLE's drafter is verified with a more lenient rule. :: EAGLE verifies with the exact rule; the lenient rule,
+    if either uses one, is Medusa's typical acceptance (notebook 09). In notebook 10 both are verified exactly.
 (b) EAGLE feeds the token it drafted first back in; a Medusa head must guess without knowing it. :: A Medusa head
     reads only the last hidden state, so it averages over every possible next token. EAGLE drafts autoregressively
     at the feature level, conditioning each guess on the tokens before it.

@@ -65,6 +65,14 @@ def test_expected_tokens_is_stable_next_to_one(gamma):
 
 
 @given(st.floats(0, 1), st.integers(0, 30))
+def test_expected_tokens_stays_between_1_and_gamma_plus_1(alpha, gamma):
+    value = specdec.expected_tokens(alpha, gamma)
+    assert 1.0 <= value <= gamma + 1
+    if gamma == 0:  # exactly 1: no draft is no speedup, not 1.0000000000000002×
+        assert value == 1.0 and specdec.speedup(alpha, 0, 20) == 1.0
+
+
+@given(st.floats(0, 1), st.integers(0, 30))
 def test_expected_tokens_matches_the_series(alpha, gamma):
     series = math.fsum(alpha**k for k in range(gamma + 1))
     assert specdec.expected_tokens(alpha, gamma) == pytest.approx(series, rel=1e-12, abs=1e-12)

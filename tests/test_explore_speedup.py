@@ -60,7 +60,8 @@ def assert_view_matches_theory(explorer):
     readout = shown["readout"]
     assert f"Expected tokens per step E[N] = {shown['expected_tokens']:.3f}" in readout.plain()[1]
     assert f"<b>{shown['expected_tokens']:.3f}</b>" in readout.html()
-    assert f"{shown['speedup']:.2f}×" in readout.text()
+    speedup = shown["speedup"]
+    assert f"{speedup:.{3 if 0 < abs(speedup - 1) < 0.005 else 2}f}×" in readout.text()  # 1.003× does not read 1.00×
     helps = best_speedup > 1
     assert best_marker.get_visible() == (helps and shown["revealed"])
     assert (f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: {best_gamma}" in readout.text()) == (helps and shown["revealed"])
@@ -121,6 +122,16 @@ def test_speedup_below_one_is_called_not_faster(explorer):
         explorer.controls["c"].value = 5
     assert explorer.shown["speedup"] < 1
     assert "not faster than plain decoding" in explorer.shown["readout"].text()
+
+
+@pytest.mark.parametrize("alpha, gamma, c, words", [
+    (0.16, 0, 20, "= 1.00× (not faster than plain decoding)"),  # no draft: exactly 1, whatever rounding E[N] meets
+    (0.17, 1, 6, "= 1.003× (faster than plain decoding)"),      # 1.17 / (7/6) = 1.0029: three decimals show it
+])
+def test_a_speedup_next_to_one_says_which_side_it_is_on(explorer, alpha, gamma, c, words):
+    with explorer.batch():
+        explorer.controls["alpha"].value, explorer.controls["gamma"].value, explorer.controls["c"].value = alpha, gamma, c
+    assert words in explorer.shown["readout"].text()
 
 
 @settings(max_examples=25, deadline=None)

@@ -200,7 +200,8 @@ def draw(picture, gamma=4, alpha=0.7, batch=1, seed=5, accelerator=H100):
     _, draft = hardware.roofline(DRAFT, accelerator, batch=batch, max_positions=1024)
     model, formula = hardware.speedup_against_batch(accelerator, TARGET, DRAFT, gamma, alpha)
     fits = hardware.batches_that_fit(accelerator, TARGET, DRAFT)
-    picture.update(line, positions, target, draft, list(hardware.BATCH_SIZES), model, formula, fits, batch)
+    ridge = hardware.compute_bound_from(TARGET, accelerator, batch=batch)
+    picture.update(line, positions, target, draft, list(hardware.BATCH_SIZES), model, formula, fits, batch, ridge)
     return line, (positions, target, draft), (model, formula)
 
 
@@ -256,7 +257,8 @@ def test_roofline_and_batch_curves_are_the_numbers_given(picture):
     assert picture.verify_marker.get_xdata()[0] == 7
     assert picture.verify_marker.get_ydata()[0] == pytest.approx(target[6] * 1e3)
     ridge = picture.ridge_line.get_xdata()[0]
-    assert target[ridge - 2] == target[0] < target[ridge - 1]  # the first t that costs more than t = 1
+    first_dearer = int(np.argmax(target > target[0]))  # index of the first t that costs more than t = 1
+    assert positions[first_dearer] - 1 <= ridge < positions[first_dearer]
     fits = hardware.batches_that_fit(H100, TARGET, DRAFT)
     assert list(picture.no_fit_marker.get_xdata()) == np.array(hardware.BATCH_SIZES)[~fits].tolist()
     np.testing.assert_allclose(picture.model_curve.get_ydata(), model)
@@ -264,6 +266,12 @@ def test_roofline_and_batch_curves_are_the_numbers_given(picture):
     assert picture.batch_marker.get_xdata()[0] == 64
     low, high = picture.roofline_axes.get_ylim()
     assert low < min(target.min(), draft.min()) * 1e3 and high > target.max() * 1e3
+
+
+def test_the_ridge_line_sits_at_one_position_when_one_is_already_compute_bound(picture):
+    draw(picture, batch=1024)
+    assert hardware.compute_bound_from(TARGET, H100, batch=1024) < 1
+    assert picture.ridge_line.get_xdata()[0] == 1.0
 
 
 def test_every_axis_is_labelled_and_text_is_at_least_12_px(picture):

@@ -85,6 +85,19 @@ def test_roofline_is_flat_then_rises_at_the_ridge():
     assert int(positions[np.argmin(seconds <= seconds[0])]) == math.floor(H100.ridge / 8) + 1
 
 
+@pytest.mark.parametrize("batch", [1, 8, 64, 512, 1024])
+@pytest.mark.parametrize("context", [0, 1024, 32768])
+def test_compute_bound_from_is_where_the_roofline_starts_to_rise(batch, context):
+    model = hardware.MODELS["Llama 3.1 70B"]
+    ridge = hardware.compute_bound_from(model, H100, batch=batch, context=context)
+    positions, seconds = hardware.roofline(model, H100, batch=batch, max_positions=4096, context=context)
+    rising = positions[seconds > seconds[0]]
+    if ridge < 1:  # compute-bound at one position already: every further position costs more
+        assert rising[0] == 2 and seconds[1] - H100.pass_overhead == pytest.approx(2 * (seconds[0] - H100.pass_overhead))
+    else:
+        assert rising[0] - 1 <= ridge < rising[0]
+
+
 @pytest.mark.parametrize("accelerator", list(ACCELERATORS.values()), ids=list(ACCELERATORS))
 @pytest.mark.parametrize("target, draft", PAIRS)
 @pytest.mark.parametrize("gamma", [0, 1, 4, 8])

@@ -71,8 +71,9 @@ def _random_rows(gamma: int, vocab: int, closeness: float, rng) -> tuple[np.ndar
     return target, draft / draft.sum(axis=1, keepdims=True)
 
 
-def _pair(label, target, draft, tags=(), source="edge") -> Case:
-    return Case(label, (("target", frozen(target)), ("draft", frozen(draft))), tags=frozenset(tags), source=source)
+def _pair(label, target, draft, tags=(), source="edge", precision=4) -> Case:
+    return Case(label, (("target", frozen(target)), ("draft", frozen(draft))), tags=frozenset(tags),
+                precision=precision, source=source)
 
 
 def _random_pair(seed: int, vocab: int, closeness: float) -> Case:
@@ -89,7 +90,7 @@ def pair_cases() -> tuple[Case, ...]:
                                                                       (6, 0.6)])]
     edges = [_pair("p equal to q", equal, equal.copy(), tags={"zero_residual"}),
              _pair("p ≤ q everywhere up to rounding: 1 − α is 1e-9, yet max(0, p − q) has no mass",
-                   [0.5 - 1e-9, 0.5], [0.5, 0.5], tags={"zero_residual"}),
+                   [0.5 - 1e-9, 0.5], [0.5, 0.5], tags={"zero_residual"}, precision=12),
              _pair("no overlap: p and q on different tokens", [0.6, 0.4, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]),
              _pair("a token neither model can produce (p(x) = q(x) = 0)", [0.5, 0.5, 0.0], [0.2, 0.8, 0.0],
                    tags={"zero_over_zero"}),

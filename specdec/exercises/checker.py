@@ -615,7 +615,7 @@ def _show_outcome(case: Case, problem: Problem, shown: Outcome, got: Outcome) ->
         values = got.changed_inputs if shown is got else dict(zip(case.parameters, case.arguments()))
         return "\n".join(prefix.format(name) + show(values[name], indent=len(prefix.format(name)))
                          for name in got.changed_inputs)
-    text = show(shown.value, precision=8)
+    text = show(shown.value, precision=max(8, case.precision))  # a case of nearly equal rows shows its digits
     if problem.kind == "draws":
         draws = draws_made(case, shown.rng_state)
         text += ("   (rng then in a state that no number of the rule's draws reaches)" if draws is None else

@@ -174,9 +174,12 @@ def _argmax_as_gamma(alpha, c):
 
 DRAW_ORDER = ("your draws are in a different order than the rule's: at each position draw u = rng.random(), "
               "compare it, and at a rejection draw the replacement right away with rng.choice and stop. "
-              "Drawing all the uniforms first, or the replacement before u, makes other draws (and more of them) "
-              "from the same stream, so on most seeds it gives other tokens.")
+              "Drawing all the uniforms first, or the replacement before u, makes other draws from the same stream "
+              "(more of them, at least when a step stops early), so rng ends in another state and the same seed can "
+              "give other tokens.")
 STOP_AT_REJECTION = "stop at the first rejection: return right after appending the replacement token."
+#: Opens the hint of a zoo rule that drafts its own tokens: in the exercise they are given.
+IGNORED_TOKENS = "Your function ignored the draft_tokens it was given and {}: verify the tokens passed in. "
 RESIDUAL_WITHOUT_FALLBACK = ("your residual divides by its own mass, which is 0 when p == q: 0/0 is NaN. When "
                              "max(0, p − q) sums to 0, return a float copy of target instead.")
 FALLBACK_IS_TARGET = "when max(0, p − q) sums to 0, return a copy of target, not the uniform distribution or zeros."
@@ -278,13 +281,15 @@ MISTAKES: dict[str, list[Mistake]] = {
                 "A random number generated once per step (or a random stream seeded identically at every position) "
                 "instead of once per position."),
         Mistake("greedy_draft", lambda p, q, x, rng: right_step(p, q, np.argmax(q, 1).tolist(), rng),  # the mistake
-                "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only right for "
+                IGNORED_TOKENS.format("proposed the argmax of each row of q")
+                + "You drafted greedily (the argmax of q) but used q in the ratio; the ratio p/q is only right for "
                 "tokens sampled from q. A greedy draft's distribution is the point mass δₓ: accept with p(x) and "
                 "resample from p without x (specdec.deterministic_draft).",
                 "A draft model decoded greedily while its softmax is used as q — the limit T → 0 of processing the "
                 "draft's logits for sampling but not for the ratio."),
         Mistake("unprocessed_draft_in_ratio", _unprocessed_draft_in_ratio,
-                "You drew the draft tokens at temperature 0.5, from q' ∝ q², but put the unprocessed q in the ratio "
+                IGNORED_TOKENS.format("drew tokens of its own")
+                + "You drew the draft tokens at temperature 0.5, from q' ∝ q², but put the unprocessed q in the ratio "
                 "(and the residual); both must use the distribution the draft token was drawn from.",
                 "A logits processor (temperature, top-k, top-p) applied to the draft's logits before sampling, while "
                 "the acceptance ratio is computed from the draft's raw softmax."),

@@ -228,11 +228,11 @@ class MonteCarloExplorer(Explorer):
                   line(bold("In real engines:"), " ", BROKEN_RULES[rule].real_world)])
         checks = [line(f"position {i}: {fit.n:,} tokens, TV {fit.tv:.4f} (chance: {fit.typical_tv:.4f}), "
                        f"p-value {format_p_value(fit.p_value)} {'✓' if fit.passed else '✗'}") if fit.n else
-                  line(f"position {i}: never reached, nothing to test")
+                  line(f"position {i}: no token emitted here, nothing to test")
                   for i, fit in enumerate(shown["position_fits"])]
         return Readout([
             line(f"{RULE_LABELS[rule]}, seed {shown['seed']}, n = {shown['n']:,} steps"), *about,
-            line(bold("passes"), ": every position follows its pᵢ and the counts follow their law") if shown["passed"]
+            line(bold("passes"), ": no check rejects the law at this n (a pass is not a proof)") if shown["passed"]
             else line(bold("FAILS"), ": at least one check rejects the law (✗)"),
             *checks,
             line(f"tokens per step: TV {count_fit.tv:.4f}, p-value {format_p_value(count_fit.p_value)} "

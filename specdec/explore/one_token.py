@@ -267,6 +267,7 @@ class OneTokenExplorer(Explorer):
                                  "residual mean anything.")])
         kl, gamma, labels, p, q = shown["kl"], shown["gamma"], shown["labels"], shown["target"], shown["draft"]
         drafts = "draft token" if gamma == 1 else "draft tokens"
+        formula = "(1 − α^(γ+1)) / (1 − α)" if shown["alpha"] < 1 else "γ + 1"  # at α = 1 the quotient is 0/0
         impossible = [label for label, p_x, q_x in zip(labels, p, q) if p_x > 0 and q_x == 0]  # where KL is infinite
         kl_line = line(f"KL(p‖q) = Σ p log(p/q) = {kl:.4f} nats") if not np.isinf(kl) else line(
             f"KL(p‖q) = ∞: q gives probability 0 to {', '.join(impossible)}, which p can produce, so log(p/q) is "
@@ -282,7 +283,7 @@ class OneTokenExplorer(Explorer):
             kl_line, residual_line,
             line(f"γ = {gamma}: ", bold(f"{shown['expected_tokens']:.3f}"), " tokens per step on average", key=True),
             line(f"(if every position had this α, a step with γ = {gamma} {drafts} yields "
-                 "(1 − α^(γ+1)) / (1 − α) tokens on average)", note=True),
+                 f"{formula} tokens on average)", note=True),
             table(["token", "p", "q", "min", "r"],
                   [[label, f"{p_x:.3f}", f"{q_x:.3f}", f"{min(p_x, q_x):.3f}", f"{r:.3f}"]
                    for label, p_x, q_x, r in zip(labels, p, q, residual)]),

@@ -209,14 +209,15 @@ class SpeedupExplorer(Explorer):
     def describe(self, shown: dict) -> Readout:
         alpha, gamma, c, expected = shown["alpha"], shown["gamma"], shown["c"], shown["expected_tokens"]
         best, best_speedup = shown["best_gamma"], shown["best_speedup"]
+        times = lambda value: f"{value:.{3 if 0 < abs(value - 1) < 0.005 else 2}f}×"  # 1.003× must not read 1.00×
         if not shown["revealed"]:
             best_line = line("Best γ: predict it, then move a control to see the curve and its star.", key=False)
         elif best_speedup > 1:
-            best_line = line(f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: ", bold(best), f", speedup {best_speedup:.2f}×")
+            best_line = line(f"Best γ in 1 … {DEFAULT_MAX_GAMMA}: ", bold(best), f", speedup {times(best_speedup)}")
         else:
             best_line = line(bold(f"No γ in 1 … {DEFAULT_MAX_GAMMA} beats plain decoding here"),
-                             f": even the best, γ = {best}, gives {best_speedup:.2f}×. Some γ helps only when α > 1/c "
-                             f"= {break_even_acceptance_rate(c):.3f}; here α = {alpha:.2f}.")
+                             f": even the best, γ = {best}, gives {times(best_speedup)}. Some γ helps only "
+                             f"when α > 1/c = {break_even_acceptance_rate(c):.3f}; here α = {alpha:.2f}.")
         return Readout([
             line(f"α = {alpha:.2f}, γ = {gamma}, c = {c} (c′ = 1/c = {1 / c:.3f})"),
             line("Expected tokens per step E[N] = ", bold(f"{expected:.3f}"), f" (at most γ + 1 = {gamma + 1})"),
@@ -224,7 +225,7 @@ class SpeedupExplorer(Explorer):
                  f"P(the draft token is accepted) = α = {shown['token_counts'][-1]:.3f}" if gamma == 1 else
                  f"P(all {gamma} drafts accepted) = α^γ = {shown['token_counts'][-1]:.3f}"),
             line(f"Cost of one step = 1 + γ/c = {1 + gamma / c:.3f} target passes"),
-            line("Speedup = E[N] / (1 + γ/c) = ", bold(f"{shown['speedup']:.2f}×"),
+            line("Speedup = E[N] / (1 + γ/c) = ", bold(times(shown["speedup"])),
                  f" ({'faster' if shown['speedup'] > 1 else 'not faster'} than plain decoding)"),
             best_line,
         ])

@@ -51,7 +51,8 @@ class TimelineFigure(Picture):
     >>> _, draft = hardware.roofline(7e9, h100, max_positions=1024)
     >>> picture = TimelineFigure()
     >>> picture.update(timeline, positions, target, draft, batches=[1, 2], model_speedups=[2.4, 2.4],
-    ...                formula_speedups=[2.4, 2.4], fits=[True, False], batch=1)
+    ...                formula_speedups=[2.4, 2.4], fits=[True, False], batch=1,
+    ...                ridge=hardware.compute_bound_from(70e9, h100))
     >>> int((picture.lanes["plain"].get_path().codes == Path.MOVETO).sum())  # one box per token
     12
     """
@@ -161,9 +162,9 @@ class TimelineFigure(Picture):
         self._legend(axes, ([] if self.compact else [plain]) + curves, **UNDER_PANEL)
 
     def update(self, timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
-               formula_speedups, fits, batch) -> None:
-        """A `specdec.hardware.Timeline`, the roofline curves, and the speedup at `batches` (`fits`: in
-        memory), `batch` ringed."""
+               formula_speedups, fits, batch, ridge) -> None:
+        """A `specdec.hardware.Timeline`, the roofline curves with the target's compute-bound point `ridge`, and the
+        speedup at `batches` (`fits`: in memory), `batch` ringed."""
         spans = {name: [] for name in self.lanes}  # each lane's boxes: (start, duration) in ms
         spans["plain"] = [(p.start * MILLISECONDS, p.duration * MILLISECONDS) for p in timeline.plain]
         for p in timeline.speculative:
@@ -192,9 +193,7 @@ class TimelineFigure(Picture):
         self.plain_marker.set_data([1], [target_ms[0]])
         self.verify_marker.set_data([gamma + 1], [target_ms[gamma]])
         self.draft_marker.set_data([1], [draft_ms[0]])
-        rising = np.flatnonzero(target_ms > target_ms[0])
-        ridge = positions[rising[0]] if rising.size else positions[-1] * 2
-        self.ridge_line.set_xdata([ridge, ridge])
+        self.ridge_line.set_xdata([max(ridge, 1.0)] * 2)  # below 1: compute-bound already at one position
         self.model_curve.set_data(batches, model_speedups)
         self.formula_curve.set_data(batches, formula_speedups)
         self.batch_marker.set_data([batch], [model_speedups[list(batches).index(batch)]])
@@ -303,7 +302,7 @@ class TimelineExplorer(Explorer):
         devices = hardware.cluster(chip, needed)  # as many as the weights need
         fits = hardware.batches_that_fit(devices, big, small, batches)
         self.picture.update(timeline, positions, target_seconds, draft_seconds, batches, model_speedups,
-                            formula_speedups, fits, b)
+                            formula_speedups, fits, b, hardware.compute_bound_from(big, chip, batch=b))
         times, plain_ms = timeline.times, timeline.plain_time_per_token * MILLISECONDS
         return {**values, "target": target, "draft": draft, "chip": chip, "times": times, "timeline": timeline,
                 "implied_c": times.implied_c, "size_ratio": hardware.size_ratio(big, small), "batches": batches,

@@ -145,11 +145,12 @@ def _speedup(values: dict) -> list[str]:
     alpha, gamma = values["acceptance rate α"], values["draft length γ"]
     c = values["cost ratio c (target time / draft time)"]
     best_gamma, best_speedup = specdec.optimal_gamma(alpha, c)
-    best = (f"Best γ in 1 … 20: {best_gamma}, speedup {best_speedup:.2f}×" if best_speedup > 1
+    times = lambda value: f"{value:.{3 if 0 < abs(value - 1) < 0.005 else 2}f}×"  # the readout's rounding
+    best = (f"Best γ in 1 … 20: {best_gamma}, speedup {times(best_speedup)}" if best_speedup > 1
             else "No γ in 1 … 20 beats plain decoding here")
     return [
         f"E[N] = {specdec.expected_tokens(alpha, gamma):.3f}",  # the first move shows the best γ too
-        f"Speedup = E[N] / (1 + γ/c) = {specdec.speedup(alpha, gamma, c):.2f}×",
+        f"Speedup = E[N] / (1 + γ/c) = {times(specdec.speedup(alpha, gamma, c))}",
         best,
     ]
 
