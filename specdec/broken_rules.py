@@ -587,7 +587,7 @@ BROKEN_RULES: dict[str, BrokenRule] = {
 
 @dataclass(frozen=True)
 class EdgeCase:
-    """A rule that is wrong only on one exact uniform, and the inputs that expose it."""
+    """A rule that is wrong only on vanishingly rare uniforms, the inputs that expose it and a fatal uniform."""
 
     name: str
     function: Callable[..., list]

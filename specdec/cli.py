@@ -116,7 +116,7 @@ def run_speedup(args) -> list[str]:
     best, best_value = optimal_gamma(args.alpha, args.c, args.max_gamma)
     lines = [
         f"α = {args.alpha:g}, c = {args.c:g}: best γ = {best} (of 1 … {args.max_gamma}), "
-        f"speedup {best_value:.2f}×",
+        f"speedup {best_value:.2f}×" + ("" if best_value > 1 else ": no γ beats plain decoding (1×) here"),
         "",
         f"{'γ':>4}  {'E[tokens]':>9}  {'cost (target passes)':>20}  {'speedup':>7}",
     ]

@@ -1,16 +1,18 @@
 """How often a uniform coin is exactly 0: about 10⁻¹⁶ in float64, about 6·10⁻⁸ in float32.
 
-The verify rule accepts when u < min(1, p(x)/q(x)). Two mistakes differ from it only when the coin u
-hits one exact value (`specdec.broken_rules.EDGE_CASES`): ``u <= ratio`` accepts a token of target
-probability 0 when u = 0. How rare that is depends on how the coin is made:
+The verify rule accepts when u < min(1, p(x)/q(x)). Two mistakes differ from it only on vanishingly
+rare coins (`specdec.broken_rules.EDGE_CASES`): ``u <= ratio`` accepts a token of target probability 0
+when u = 0 exactly; an unguarded residual fails only on a rejection that rounding alone allows. How rare
+u = 0 is depends on how the coin is made:
 
 * numpy's ``Generator.random()`` (float64) keeps the top 53 bits of a 64-bit draw: u = k·2⁻⁵³ with k
   uniform in 0 … 2⁵³ − 1, so P(u = 0) = 2⁻⁵³ ≈ 1.1·10⁻¹⁶;
 * ``Generator.random(dtype=np.float32)`` keeps the top 24 bits of a 32-bit draw: P(u = 0) = 2⁻²⁴
   ≈ 6.0·10⁻⁸ (PyTorch's float32 coins on a GPU are 0 about half as often, pytorch/pytorch#26973).
 
-Engines differ: SGLang's EAGLE verification draws float32 coins and accepts when the coin is at most
-the ratio; vLLM's V1 rejection sampler (its original V1 model runner's) draws float64 coins for this
+Engines differ: SGLang's EAGLE verification draws float32 coins, and its target-only kernel (which
+does not use q) accepted when the coin was at most the accumulated target probability, until SGLang
+#35798 made the comparison strict; vLLM's V1 rejection sampler (its original V1 model runner's) draws float64 coins for this
 reason (pytorch/pytorch#16706) and accepts when the ratio is at least the coin. A
 token with target probability 0 is common once the target's distribution has been filtered by top-k
 or top-p, so with float32 coins and an inclusive comparison the mistake fires about once per 2²⁴ to

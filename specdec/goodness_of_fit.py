@@ -455,8 +455,10 @@ def compare_samples(first, second, significance=DEFAULT_SIGNIFICANCE) -> FitResu
         statistic, dof = float(((observed - expected) ** 2 / expected).sum()), len(bins) - 1
     p_value = _chi2_sf(statistic, dof)
     verdict = _verdict(min(n1, n2), statistic, dof, p_value, tv, typical_tv, significance)
-    verdict = verdict.replace("samples are consistent with the law", "samples each: both follow the same law")
-    verdict = verdict.replace("samples do not follow the law", "samples each: the two laws differ")
+    verdict = verdict.replace(f"{min(n1, n2):,} samples are consistent with the law",
+                              f"{n1:,} and {n2:,} samples: both follow the same law")
+    verdict = verdict.replace(f"{min(n1, n2):,} samples do not follow the law",
+                              f"{n1:,} and {n2:,} samples: the two laws differ")
     return FitResult(n1 + n2, statistic, dof, p_value, tv, typical_tv, 0, significance, verdict)
 
 

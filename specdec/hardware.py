@@ -3,7 +3,8 @@
 A forward pass of a transformer over ``t`` new positions for each of ``b`` sequences has to
 
 * read every weight once from memory, plus each sequence's KV cache (the keys and values it keeps
-  for the tokens so far): ``bytes = bytes_per_parameter · N + b · context · kv_bytes_per_token``;
+  for the tokens so far): ``bytes = bytes_per_parameter · N + b · context · kv_bytes_per_token``
+  (the input embedding table, counted in N for simplicity, is in fact only gathered row by row);
 * do about ``2 · N · b · t`` floating-point operations for the weights (one multiply and one add per
   weight, per position scored), plus ``4 · layers · heads · head_dim · context`` per position for
   attention over the context (the scores q·k and the weighted sum of the values).
@@ -13,8 +14,9 @@ Its time is modelled as a fixed time per pass plus the larger of the two:
 weights takes far longer than the arithmetic, so scoring γ+1 positions costs the same as scoring
 one until ``b·t`` nears the accelerator's FLOP-per-byte ratio (about 295 FLOP/byte on an H100 SXM).
 That is why the target's verify pass is nearly free *in this model*, and why it stops being free
-when the batch grows. Real kernels reach the bend earlier: they run below the datasheet's peaks
-(`at_fraction_of_peak` shows what a fraction does) and pad the positions of a pass to whole tiles.
+when the batch grows. Real kernels usually reach the bend earlier: their arithmetic tends to fall
+further below its peak than their memory traffic does (`at_fraction_of_peak` shows what a fraction
+does), and they pad the positions of a pass to whole tiles.
 
 The fixed time per pass (`Accelerator.pass_overhead`) stands for what does not scale with the
 bytes: launching the kernels of every layer and the host's work between passes. It makes
@@ -99,7 +101,8 @@ class Accelerator:
     peak_flops: float
     """Dense bf16/fp16 FLOP per second of the matrix units (without structured sparsity; the M1 Max: FP32)."""
     memory_capacity: float
-    """Bytes of device memory."""
+    """Bytes of device memory as the vendor labels it: NVIDIA's "80 GB" read as 80·10⁹ (the HBM's 80 GiB is 7% more,
+    part of it reserved by the driver); TPU v4's 32 GiB as Google gives it."""
     source: str
     """Where the numbers come from."""
     pass_overhead: float = 0.0
@@ -173,7 +176,8 @@ class Model:
     attention_heads: int = 0
     """Query heads per layer (0: as many as `kv_heads`)."""
     vocabulary: str = ""
-    """The tokenizer's vocabulary. A draft can only draft for a target with the same one."""
+    """The tokenizer's vocabulary. The standard verify rule compares p(x) and q(x) for the same token x, so a draft
+    needs its target's vocabulary (schemes that translate between tokenizers exist; they are not modelled here)."""
 
     @property
     def kv_bytes_per_token(self) -> float:

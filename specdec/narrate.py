@@ -124,7 +124,7 @@ def dirichlet_rows(rng, rows, vocab, concentration=DEFAULT_CONCENTRATION) -> np.
 
     The one recipe behind every random distribution of the series (`random_rows`,
     `specdec.divergence.pair_cloud`); the public callers check the arguments. A small concentration
-    can underflow a whole draw to zeros: the floor keeps every token possible, which the draft rows
+    makes many probabilities exactly 0 (underflow): the floor keeps every token possible, which the draft rows
     need (a drafted token must have q > 0) and KL(p‖q) too.
 
     >>> dirichlet_rows(np.random.default_rng(0), 2, 3).sum(axis=1).round(12).tolist()

@@ -1,8 +1,8 @@
 """Many verify steps at once: the rule of `speculative_step`, vectorised over n independent steps.
 
 `speculative_step` follows one step draw by draw, which is what a learner should read. To check
-that the output law is exactly p takes a million steps: a Python loop needs a minute or more for
-that, `sample_steps` a tenth of a second. It makes the same kind of draws — a draft
+that the output law is exactly p takes a million steps: a Python loop needs close to a minute for
+that on the project's 2-core machine, `sample_steps` a tenth of a second. It makes the same kind of draws — a draft
 token from each qᵢ, a uniform per position, and one resampled or bonus token — but all steps of a
 chunk in a few array operations, so its random stream differs from the loop's while its law is the
 same.
@@ -100,7 +100,7 @@ class VerifyTables:
     """A verify rule described by what it draws from, for rules whose positions are independent.
 
     The correct rule has draft_rows = q, acceptance = min(1, p/q), resample_rows = the residuals and
-    bonus_row = p_γ; each broken rule of `specdec.broken_rules` changes one of these.
+    bonus_row = p_γ; each broken rule of `specdec.broken_rules` changes one or two of these.
     """
 
     draft_rows: np.ndarray

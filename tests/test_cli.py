@@ -42,6 +42,13 @@ def test_speedup_prints_the_best_gamma_and_a_table_around_it(capsys):
     assert len([line for line in printed.splitlines() if line.strip()[:1].isdigit()]) == 7
 
 
+def test_speedup_says_when_no_draft_length_helps(capsys):
+    cli.main(["speedup", "--alpha", "0", "--c", "2"])
+    assert capsys.readouterr().out.splitlines()[0].endswith("speedup 0.67×: no γ beats plain decoding (1×) here")
+    cli.main(["speedup", "--alpha", "0.8", "--c", "20"])
+    assert "no γ beats" not in capsys.readouterr().out
+
+
 def test_bad_values_give_a_clear_error_and_exit_2():
     result = run("speedup", "--alpha", "1.5", "--c", "20")
     assert result.returncode == 2 and "--alpha must be in [0, 1], got 1.5" in result.stderr

@@ -240,3 +240,13 @@ def test_the_step_quantities_have_one_definition_in_core():
     for name in ("speedup", "acceptance_rates", "expected_tokens_for_rates"):
         assert getattr(theory, name) is getattr(core, name) is getattr(specdec, name)
     assert core.speedup(0.8, 4, 20) == core.unchecked_speedup(0.8, 4, 20) == pytest.approx(3.3616 / 1.2)
+
+
+def test_with_no_draft_rows_an_empty_draft_of_any_width_is_no_rows():
+    """γ = 0: a (0, V′) draft array says nothing about V, so every step function takes it as (0, V)."""
+    target = np.array([[0.25, 0.75]])
+    for draft in ([], np.empty((0, 5)), np.empty((0, 0))):
+        assert specdec.speculative_step(target, draft, [], np.random.default_rng(0)) in ([0], [1])
+        assert specdec.acceptance_rates(target, draft).shape == (0,)
+        output, counts = specdec.sample_steps(target, draft, 10, np.random.default_rng(0))
+        assert counts.tolist() == [1] * 10 and set(output.ravel().tolist()) <= {0, 1}

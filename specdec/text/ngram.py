@@ -56,8 +56,8 @@ UNKNOWN = "\N{REPLACEMENT CHARACTER}"
 MAX_ORDER = 7
 
 #: The longest text `NGramModel.fit` accepts: ten million characters, ten times the corpus of the
-#: notebooks. An order-7 fit of that takes about 30 s and 0.7 GB at its peak, and both grow in
-#: proportion to the length.
+#: notebooks. An order-7 fit of that took about 2.4 s and 0.5 GB at its peak on the project's 2-core
+#: machine, and both grow in proportion to the length.
 MAX_TEXT_LENGTH = 10_000_000
 
 #: The discount used when the counts cannot estimate one (no n-gram was seen exactly once).
@@ -483,7 +483,8 @@ def corpus_counts(text: str) -> CorpusCounts:
 def fitted_model(order, text, progress=None) -> NGramModel:
     """A model of this order fitted on `text`, fitted once per (order, text) and then reused.
 
-    Fitting a 5-gram on a megabyte takes about a second; notebooks and explorers ask for the same
+    Fitting a 5-gram on a megabyte takes about a tenth of a second, and reading the corpus about a second;
+    notebooks and explorers ask for the same
     few models again and again. The counts are shared between orders and kept on disk between
     sessions (`CorpusCounts`). Each call returns a fresh `NGramModel` object at temperature 1
     that shares the cached counts, so refitting or changing what is returned leaves the cache alone.

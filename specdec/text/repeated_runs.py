@@ -1,6 +1,6 @@
 """The same speculative generation with several seeds: how much one short run's numbers vary.
 
-One run of a hundred-odd characters yields a handful of verify steps, so its characters per target
+One run of a hundred-odd characters yields only a few dozen verify steps, so its characters per target
 call swing widely from seed to seed: at γ = 4 with a 3-gram draft and a 5-gram target, seeds 0 … 7
 give anything from 1.7 to 2.7. A claim such as "more characters per call as γ grows" should rest on
 the mean of several runs, with their spread beside it; `runs_over_seeds` gives both.
