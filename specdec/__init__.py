@@ -1,7 +1,8 @@
 """specdec: speculative decoding, small enough to watch every random draw.
 
-The math is numpy only, but for the chi-square p-values, which come from scipy. Importing `specdec` loads neither matplotlib nor ipywidgets: the explorers
-(each one's figure and controls in one module) live in `specdec.explore`, which only the notebooks import.
+The math is numpy only, but for the chi-square p-values, which come from scipy. Importing `specdec` loads
+neither matplotlib nor ipywidgets: the explorers (each one's figure and controls in one module) live in
+`specdec.explore`, which only the notebooks import.
 
 >>> import numpy as np, specdec
 >>> specdec.acceptance_rate([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25])

@@ -10,13 +10,13 @@ u = 0 is depends on how the coin is made:
 * ``Generator.random(dtype=np.float32)`` keeps the top 24 bits of a 32-bit draw: P(u = 0) = 2⁻²⁴
   ≈ 6.0·10⁻⁸ (PyTorch's float32 coins on a GPU are 0 about half as often, pytorch/pytorch#26973).
 
-Engines differ: SGLang's EAGLE verification draws float32 coins, and its target-only kernel (which
-does not use q) accepted when the coin was at most the accumulated target probability, until SGLang
-#35798 made the comparison strict; vLLM's V1 rejection sampler (its original V1 model runner's) draws float64 coins for this
-reason (pytorch/pytorch#16706) and accepts when the ratio is at least the coin. A
-token with target probability 0 is common once the target's distribution has been filtered by top-k
-or top-p, so with float32 coins and an inclusive comparison the mistake fires about once per 2²⁴ to
-2²⁵ such draft tokens: every day, at a server's volume.
+Engines differ: SGLang's EAGLE verification draws float32 coins, and its target-only kernel (which does not
+use q) accepted when the coin was at most the accumulated target probability, until SGLang #35798 made the
+comparison strict; vLLM's V1 rejection sampler (its original V1 model runner's) draws float64 coins for this
+reason (pytorch/pytorch#16706) and accepts when the ratio is at least the coin. A token with target
+probability 0 is common once the target's distribution has been filtered by top-k or top-p, so with float32
+coins and an inclusive comparison the mistake fires about once per 2²⁴ to 2²⁵ such draft tokens: every day, at
+a server's volume.
 
 >>> zero_coin_probability(np.float64) == 2.0**-53, zero_coin_probability(np.float32) == 2.0**-24
 (True, True)

@@ -1,10 +1,10 @@
 """The one colour scheme every figure uses: each role's colour, hatch and legend label.
 
-Colours come from the Okabe–Ito palette (plus a neutral grey), chosen to stay distinguishable under the common forms of
-colour blindness. Each role keeps its colour, its hatch and its name in every figure of the series,
-so a learner who has seen that orange with backslashes means "draft q" once can rely on it
-everywhere; the hatch means colour is never the only cue. A figure's legend entry for a role is
-the role's label, optionally followed by a detail (`Role.labelled`).
+Colours come from the Okabe–Ito palette (plus a neutral grey), chosen to stay distinguishable under the common
+forms of colour blindness. Each role keeps its colour, its hatch and its name in every figure of the series,
+so a learner who has seen that orange with backslashes means "draft q" once can rely on it everywhere; the
+hatch means colour is never the only cue. A figure's legend entry for a role is the role's label, optionally
+followed by a detail (`Role.labelled`).
 
 No plotting library is imported here: these are plain strings that matplotlib and HTML both read.
 """

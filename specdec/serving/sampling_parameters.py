@@ -7,8 +7,9 @@ p̃ = top-p(top-k(softmax(z_p / T))), renormalised. Speculative decoding keeps t
 2. the q in the ratio min(1, p̃(x)/q(x)) and in the residual is *the law the draft token was drawn
    from*: whatever the draft did to its own row, in the precision it sampled with.
 
-The draft may sample from its raw row (its softmax at the request's temperature, without top-k and
-top-p), or from its row shaped like the target's (often, not always, accepted more often): both are exact as long as rule 2 holds. The broken variants (`SAMPLING_RULES`):
+The draft may sample from its raw row (its softmax at the request's temperature, without top-k and top-p), or
+from its row shaped like the target's (often, not always, accepted more often): both are exact as long as rule
+2 holds. The broken variants (`SAMPLING_RULES`):
 
 * ``"target_only"``: the processors shape the target's row and the draft's sampling, but the
   draft probabilities handed to the verifier are its raw row, without top-k and top-p (one side of
@@ -112,7 +113,8 @@ def bf16(x: np.ndarray) -> np.ndarray:
 
 
 def _rows(z_p, z_q, rule, temperature, top_k, top_p):
-    """(p̃ for the verify, q the draft samples from, q the verifier uses); p̃ is also the law the target alone samples."""
+    """(p̃ for the verify, q the draft samples from, q the verifier uses); p̃ is also the law the target alone
+    samples."""
     target = _processed(z_p, temperature, top_k, top_p)
     shaped = _processed(z_q, temperature, top_k, top_p)
     if rule == "exact":

@@ -12,9 +12,9 @@ expected speedup, on stationary rows (every context has the same p and q, as in
   accepted at a node (SpecInfer's rule, `acceptance_by_k`); the draft scores a whole level in one
   pass, so a step costs D draft passes and one verify pass: speedup = Σ β_b^d / (1 + D/c).
 
-The verify pass over all the drafted positions is counted as one plain target pass (memory-bound) for both,
-as in notebook 04, which favours wide trees: a real verify pass over many nodes costs more once it nears the accelerator's ridge.
-A tree with b = 1 is a chain, so the best tree is never worse than the best chain.
+The verify pass over all the drafted positions is counted as one plain target pass (memory-bound) for both, as
+in notebook 04, which favours wide trees: a real verify pass over many nodes costs more once it nears the
+accelerator's ridge. A tree with b = 1 is a chain, so the best tree is never worse than the best chain.
 
 >>> from specdec.variants.pairs import draft_with_acceptance, geometric_target
 >>> p = geometric_target(8, 0.6)
