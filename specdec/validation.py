@@ -247,8 +247,8 @@ class StepRows(Constraint):
                              f"target_probs has {rows} rows and draft_probs has {draft.shape[0]}")
         if rows > 1 and draft.shape[1] != vocab:  # with no draft rows (γ = 0), the draft's width says nothing
             same_vocabulary(target, "target_probs", draft, "draft_probs")
-        draft = draft.reshape(rows - 1, vocab)  # (0, V′) at γ = 0 becomes (0, V); a view, the input is untouched
         if rows == 1:
+            draft = draft.reshape(0, vocab)  # (0, V′) at γ = 0 is no rows whatever V′; a view, the input is untouched
             check_distributions(target, "target_probs")
         else:  # one stacked copy halves the number of reductions, whose fixed cost dominates at these sizes
             stacked = np.concatenate((target, draft))
