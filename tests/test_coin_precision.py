@@ -43,6 +43,13 @@ def test_counted_zeros_are_the_coins_whose_24_bits_are_zero():
     assert count_zero_coins(0, np.float32, np.random.default_rng(3)) == 0
 
 
+@pytest.mark.parametrize("dtype, zeros", [(np.float64, 1), (np.float32, 2)])
+def test_a_rigged_zero_coin_is_counted(dtype, zeros):
+    # rigged_generator(0.0) makes the next 64-bit output 0: one float64 coin 0, or two float32 coins 0
+    # (its two 32-bit halves); the coins after it are ordinary, nonzero here.
+    assert count_zero_coins(5, dtype, broken_rules.rigged_generator(0.0)) == zeros
+
+
 def test_a_zero_coin_exposes_accept_on_equal():
     # With u = 0, `u <= 0` keeps a draft token of target probability 0; the correct `u < 0` never does.
     case = broken_rules.EDGE_CASES["accept_on_equal"]

@@ -110,6 +110,35 @@ def test_a_token_the_target_forbids_is_never_accepted(step):
 
 
 @STEP_IMPLEMENTATIONS
+@pytest.mark.parametrize(
+    "target_probs, draft_probs, expected",
+    [
+        ([[0.0, 1.0], [0.5, 0.5]], [[1.0, 0.0]], [1]),  # threshold 0 = u: rejected, the residual is all on 1
+        ([[0.25, 0.75], [0.5, 0.5]], [[0.5, 0.5]], [1]),  # threshold 0.25/0.5 = 0.5 = u: rejected, residual on 1
+    ],
+)
+def test_a_uniform_equal_to_the_threshold_rejects(step, target_probs, draft_probs, expected):
+    # The comparison is the strict u < min(1, p/q): u equal to the threshold, rigged here, is a rejection.
+    threshold = target_probs[0][0] / draft_probs[0][0]
+    assert step(target_probs, draft_probs, [0], core.rigged_generator(threshold)) == expected
+
+
+@pytest.mark.parametrize("row", [[0.5, 0.5 + 4e-7], [0.25, 0.25, 0.5 + 9e-7]])
+def test_acceptance_rates_never_exceed_one_for_rows_summing_just_above_one(row):
+    # The checks accept sums within 1e-6 of 1; with q = p, Σ min(p, q) is that sum, but α is a probability: 1.
+    assert sum(row) > 1.0
+    assert specdec.acceptance_rate(row, row) == 1.0
+    assert specdec.acceptance_rates([row, row], [row]).tolist() == [1.0]
+
+
+def test_rigged_generator_leaves_no_buffered_half_word():
+    # The rigged 64-bit output for u = 2⁻⁵³ is 1 << 11 (k = 1 in the top 53 bits); a 32-bit draw takes its
+    # low half, 2048, and not a stale 32-bit value left over in the generator's buffer.
+    rng = core.rigged_generator(2.0**-53)
+    assert rng.integers(2**32, dtype=np.uint32) == 2048
+
+
+@STEP_IMPLEMENTATIONS
 @settings(max_examples=200, deadline=None)
 @given(verify_inputs())
 def test_step_agrees_with_an_independent_plain_implementation(step, case):

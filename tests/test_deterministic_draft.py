@@ -17,6 +17,7 @@ from specdec.deterministic_draft import (
     sample_deterministic_steps,
 )
 from specdec.goodness_of_fit import check_steps
+from specdec.sampling import MAX_SAMPLED_TOKENS
 from specdec.theory import token_count_distribution_for_rates
 
 ROWS = np.array([[0.5, 0.3, 0.2, 0.0], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]])
@@ -133,13 +134,15 @@ def test_a_token_of_target_probability_zero_is_never_kept():
 # Bad input: refused before any draw, inputs never modified.
 
 @pytest.mark.parametrize("target, tokens, error, words", [
-    (ROWS, [0], ValueError, "draft_tokens must hold one token per draft position, γ = 2"),
+    (ROWS, [0], ValueError,
+     "draft_tokens must hold one token per draft position, γ = 2 (one fewer than the 3 rows of target_probs), got 1"),
     (ROWS, [0, 4], ValueError, "draft_tokens[1] must be a token id in 0 … 3, got 4"),
     (ROWS, [0, -1], ValueError, "draft_tokens[1] must be a token id in 0 … 3, got -1"),
     (ROWS, [0, 1.5], TypeError, "draft_tokens"),
     (ROWS, "01", TypeError, "draft_tokens"),
     ([[0.5, 0.6], [0.5, 0.5]], [0], ValueError, "target_probs"),
     ([], [], ValueError, "target_probs must have at least one row"),
+    (np.empty((0, 3)), [], ValueError, "target_probs must have at least one row"),  # no rows, but V = 3
 ])
 def test_bad_input_is_refused_before_any_draw(target, tokens, error, words):
     rng = np.random.default_rng(0)
@@ -162,3 +165,25 @@ def test_inputs_are_not_modified():
     deterministic_position_laws(target, tokens)
     sample_deterministic_steps(target, tokens, 100, np.random.default_rng(0))
     assert np.array_equal(target, ROWS) and tokens == [0, 1]
+
+
+def test_a_uniform_equal_to_p_of_x_rejects():
+    # The comparison is the strict u < p(x): at p(x) = 0 even u = 0 rejects, and u = p(x) = 0.5 rejects too.
+    assert deterministic_draft_step([[0.0, 1.0], [0.5, 0.5]], [0], broken_rules.rigged_generator(0.0)) == [1]
+    assert deterministic_draft_step([[0.5, 0.5], [0.5, 0.5]], [0], broken_rules.rigged_generator(0.5)) == [1]
+
+
+def test_zero_steps_and_a_vocabulary_of_one_token():
+    tokens, counts = sample_deterministic_steps(ROWS, [0, 1], 0, np.random.default_rng(0))
+    assert tokens.shape == (0, 3) and counts.shape == (0,)
+    # V = 1: the only token has p = 1, so every proposal is kept and every step emits γ + 1 tokens.
+    np.testing.assert_array_equal(one_hot_rows([0, 0], 1), [[1.0], [1.0]])
+    tokens, counts = sample_deterministic_steps([[1.0], [1.0]], [0], 5, np.random.default_rng(0))
+    assert tokens.tolist() == [[0, 0]] * 5 and counts.tolist() == [2] * 5
+
+
+def test_the_largest_n_is_counted_in_tokens_per_step():
+    # At most MAX_SAMPLED_TOKENS tokens: n·(γ+1) with γ+1 = 3 rows, whatever V (4 here) is.
+    limit = MAX_SAMPLED_TOKENS // 3
+    with pytest.raises(ValueError, match=f"n must be an integer in 0 … {limit:,}, got {limit + 1:,}"):
+        sample_deterministic_steps(ROWS, [0, 1], limit + 1, np.random.default_rng(0))

@@ -92,3 +92,16 @@ def test_the_kl_band_against_a_plain_loop():
         assert (band.count, band.alpha_low, band.alpha_high) == (len(alphas), min(alphas), max(alphas))
         supported = len(alphas) >= MIN_NEIGHBOURS and max(alphas) - min(alphas) > MIN_ALPHA_SPREAD
         assert band.shows_kl_does_not_fix_alpha == supported
+
+
+def test_the_kl_band_thresholds_at_their_boundaries():
+    from specdec.divergence import MIN_ALPHA_SPREAD, MIN_NEIGHBOURS, KLBand
+
+    # "At least MIN_NEIGHBOURS pairs": exactly that many is enough, one fewer is not.
+    assert KLBand(MIN_NEIGHBOURS, 0.0, 1.0).enough_pairs
+    assert not KLBand(MIN_NEIGHBOURS - 1, 0.0, 1.0).enough_pairs
+    # "α spread wider than MIN_ALPHA_SPREAD": a spread of exactly MIN_ALPHA_SPREAD does not show it.
+    assert KLBand(MIN_NEIGHBOURS, 0.0, MIN_ALPHA_SPREAD).spread == MIN_ALPHA_SPREAD
+    assert not KLBand(MIN_NEIGHBOURS, 0.0, MIN_ALPHA_SPREAD).shows_kl_does_not_fix_alpha
+    assert KLBand(MIN_NEIGHBOURS, 0.0, 2 * MIN_ALPHA_SPREAD).shows_kl_does_not_fix_alpha
+    assert not KLBand(MIN_NEIGHBOURS - 1, 0.0, 1.0).shows_kl_does_not_fix_alpha

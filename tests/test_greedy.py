@@ -44,6 +44,18 @@ def test_sampled_texts_from_one_seed_differ(models):
     assert all(differ)
 
 
-def test_a_non_model_is_refused():
+class OnlyVocab:
+    vocab = ("a", "b")
+
+
+class OnlyNextDistribution:
+    def next_distribution(self, context):
+        return np.array([0.5, 0.5])
+
+
+@pytest.mark.parametrize("model", [[0.5, 0.5], OnlyVocab(), OnlyNextDistribution()],
+                         ids=["list", "no-method", "no-vocab"])
+def test_a_non_model_is_refused(model):
+    # A model needs both .vocab and a callable .next_distribution; either one alone is refused.
     with pytest.raises(TypeError, match="model must be a language model"):
-        Greedy([0.5, 0.5])
+        Greedy(model)

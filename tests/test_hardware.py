@@ -544,3 +544,81 @@ def test_alpha_for_speedup_inverts_the_speedup_and_refuses_what_no_alpha_gives()
         hardware.alpha_for_speedup(5.0, 5, 12.0)
     with pytest.raises(TypeError, match="run must be a PublishedRun"):
         hardware.compare_with_paper("Chen et al.")
+
+
+# The tables against the published configurations and datasheets (the figures their sources state).
+
+@pytest.mark.parametrize("name, layers, attention_heads, kv_heads, head_dim", [
+    ("Llama 3.1 70B", 80, 64, 8, 128),
+    ("Llama 3.1 8B", 32, 32, 8, 128),
+    ("Llama 3.2 1B", 16, 32, 8, 64),
+    ("Llama 2 70B", 80, 64, 8, 128),
+    ("Llama 2 7B", 32, 32, 32, 128),
+    ("Llama 160M", 12, 12, 12, 64),
+])
+def test_model_shapes_are_the_published_configurations(name, layers, attention_heads, kv_heads, head_dim):
+    model = MODELS[name]
+    assert (model.layers, model.attention_heads, model.kv_heads, model.head_dim) == (
+        layers, attention_heads, kv_heads, head_dim)
+    assert f"{layers} layers" in model.source
+
+
+@pytest.mark.parametrize("name, bandwidth, capacity", [
+    ("H100 SXM", 3.35e12, 80e9), ("H200 SXM", 4.8e12, 141e9), ("A100 80GB SXM", 2.039e12, 80e9),
+    ("L4", 300e9, 24e9), ("TPU v4", 1.2e12, 34_359_738_368), ("Apple M1 Max (laptop)", 400e9, 64e9),
+])
+def test_accelerator_memory_is_the_datasheet_figure(name, bandwidth, capacity):
+    # TPU v4: "HBM2 32 GiB", 32 · 1024³ bytes; the others in decimal gigabytes as the vendors label them.
+    chip = ACCELERATORS[name]
+    assert chip.memory_bandwidth == pytest.approx(bandwidth, rel=1e-12)
+    assert chip.memory_capacity == pytest.approx(capacity, rel=1e-12)
+
+
+def test_an_accelerator_and_a_model_built_by_hand_take_the_documented_defaults():
+    # No fixed time per pass unless given; as many query heads as key/value heads unless given.
+    chip = hardware.Accelerator("chip", 1e12, 1e14, 1e10, "by hand")
+    assert chip.pass_overhead == 0.0
+    model = hardware.Model("model", 1e9, 10, 4, 64, "by hand")
+    assert model.attention_flops_per_token == 4 * 10 * 4 * 64
+    # The pure roofline of this chip: reading 2 GB of weights at 1 TB/s (no KV cache: context 0).
+    assert hardware.forward_pass_time(1e9, chip, context=0) == pytest.approx(2e-3, rel=1e-12)
+
+
+def test_forward_pass_time_defaults_to_one_position_of_one_sequence():
+    # A chip so slow at arithmetic that every position counts: 2 FLOPs per weight at 10⁹ FLOP/s is 2 s.
+    slow = hardware.Accelerator("slow", 1e15, 1e9, 1e12, "by hand")
+    assert hardware.forward_pass_time(1e9, slow) == pytest.approx(2.0, rel=1e-12)
+    assert hardware.forward_pass_time(1e9, slow, positions=3) == pytest.approx(6.0, rel=1e-12)
+
+
+def test_roofline_defaults_to_64_positions():
+    positions, seconds = hardware.roofline(70e9, H100)
+    assert positions.tolist() == list(range(1, 65)) and seconds.shape == (64,)
+
+
+def test_memory_check_defaults_to_one_sequence_and_a_setting_that_fills_memory_exactly_fits():
+    # One sequence of 1,024 tokens, both models' caches: 1,024 · (2·80·8·128·2 + 2·16·8·64·2) bytes.
+    check = hardware.memory_check(H100, MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"])
+    assert check.kv_cache == 1024 * (327_680 + 32_768)
+    assert check.weights == 2 * (70.6e9 + 1.24e9)
+    # Bare parameter counts have no KV cache: 2 · (1.5 + 0.5)·10⁹ bytes of weights fill a 4 GB device.
+    exact = dataclasses.replace(ROOFLINE, memory_capacity=4e9)
+    assert hardware.memory_check(exact, 1.5e9, 0.5e9).needed == 4e9
+    assert hardware.memory_check(exact, 1.5e9, 0.5e9).fits
+    assert not hardware.memory_check(exact, 1.5e9, 0.5e9 + 1).fits
+
+
+def test_a_published_run_with_one_measured_time_has_no_measured_c():
+    run = dataclasses.replace(hardware.PUBLISHED_RUNS[0], target_time=14.1e-3, draft_time=None)
+    assert run.measured_c is None
+    assert dataclasses.replace(run, draft_time=1.41e-3).measured_c == pytest.approx(10.0)
+
+
+def test_alpha_for_speedup_at_gamma_one():
+    # γ = 1: speedup(α, 1, c) = (1 + α) / (1 + 1/c); at c = 10, α = 0.5 gives 1.5 / 1.1.
+    assert hardware.alpha_for_speedup(1.5 / 1.1, 1, 10) == pytest.approx(0.5, abs=1e-9)
+
+
+def test_a_draft_that_keeps_no_context():
+    times = hardware.pass_times(H100, MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, draft_context=0)
+    assert times.draft_pass == hardware.forward_pass_time(MODELS["Llama 3.2 1B"], H100, context=0)

@@ -160,3 +160,29 @@ def test_large_vocabulary_alias_tables_keep_zero_probability_tokens_out():
     tokens, counts = sample_steps(target, draft, 100_000, np.random.default_rng(1))
     assert np.all(tokens[tokens >= 0] % 2 == 1)
     assert check_steps(tokens, counts, target, draft).passed
+
+
+def alias_grid_law(row, resolution=2**12):
+    """The law the alias tables of `row` put on [0, 1): the share of an even grid of uniforms that draws each token."""
+    vocab = len(row)
+    tables = sampling._AliasTables(np.array([row]))
+    uniforms = (np.arange(vocab * resolution) + 0.5) / (vocab * resolution)
+    tokens, _ = tables.draw(uniforms, np.zeros(uniforms.shape, dtype=np.intp))
+    return np.bincount(tokens, minlength=vocab) / uniforms.size
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # Entries of exactly 1/V (scaled to exactly 1), zeros first, last and between, and one-hot rows:
+        # the boundary cases of Vose's small/large split that random rows never produce.
+        [0.25, 0.25, 0.5, 0.0], [0.5, 0.0, 0.25, 0.25], [0.0, 0.0, 1.0, 0.0], [1.0, 0.0],
+        [0.0, 0.5, 0.5], [0.5, 0.5, 0.0], [0.2] * 5, [1 / 3] * 3, [0.4, 0.1, 0.25, 0.25],
+        [0.1, 0.2, 0.3, 0.4, 0.0], [0.0, 0.25, 0.125, 0.125, 0.5, 0.0, 0.0, 0.0], [0.4, 0.4, 0.2, 0.0, 0.0],
+    ],
+)
+def test_alias_tables_reproduce_the_row_exactly(row):
+    law = alias_grid_law(row)
+    # Each column is split once, so a token (in at most V columns of 2¹² cells each) is off by < 1 / 2¹².
+    np.testing.assert_allclose(law, row, atol=2 / 2**12)
+    assert np.all(law[np.array(row) == 0] == 0), "a token of probability 0 was drawn"

@@ -1,5 +1,7 @@
 """Speculation under load, in the cost model of notebook 05."""
 
+import dataclasses
+
 import numpy as np
 
 from specdec.hardware import ACCELERATORS, MODELS, cluster, pass_times
@@ -48,3 +50,39 @@ def test_the_curves_cover_every_batch_size_so_the_crossover_is_exact():
     assert curves.batches.tolist() == list(range(1, 1025))
     crossover = curves.latency_crossover
     assert curves.latency_speedup[crossover - 2] > 1 >= curves.latency_speedup[crossover - 1]
+
+
+def test_the_throughput_crossover_is_the_latency_one_where_that_batch_fits():
+    # In lockstep both speedups are one ratio: at γ = 4 the crossover batch fits, so it is the same batch; at
+    # γ = 1, α = 0.65 one request still gains at every batch the draft leaves room for, so the batch never loses.
+    four = load_curves(DEVICES, *PAIR, 4, 0.8, context=SHORT_CONTEXT)
+    assert four.throughput_crossover == four.latency_crossover
+    one = load_curves(DEVICES, *PAIR, 1, 0.65, context=SHORT_CONTEXT)
+    assert one.throughput_crossover is None
+
+
+def test_what_fits_counts_bf16_weights_and_kv_cache_by_hand():
+    # Plain decoding holds the target only: 2 bytes a weight, 1,024 tokens of 2·80·8·128·2 bytes per sequence;
+    # speculation adds the draft's 2 bytes a weight and 2·16·8·64·2 bytes a token.
+    target, draft = PAIR
+    batches = [1, 100, 400, 500, 534, 600]
+    curves = load_curves(DEVICES, target, draft, 4, 0.8, context=SHORT_CONTEXT, batches=batches)
+    plain = [2 * 70.6e9 + b * 1024 * 327_680 <= 320e9 for b in batches]
+    both = [2 * (70.6e9 + 1.24e9) + b * 1024 * (327_680 + 32_768) <= 320e9 for b in batches]
+    assert curves.fits_plain.tolist() == plain and curves.fits_speculative.tolist() == both
+    assert plain != both  # the batches chosen tell the two apart
+    # A memory that holds exactly what one sequence needs: it fits, both ways.
+    exact_plain = dataclasses.replace(DEVICES, memory_capacity=2 * 70.6e9 + 1024 * 327_680)
+    assert load_curves(exact_plain, target, draft, 4, 0.8, context=SHORT_CONTEXT,
+                       batches=[1]).fits_plain.tolist() == [True]
+    short = dataclasses.replace(exact_plain, memory_capacity=exact_plain.memory_capacity - 1)
+    assert load_curves(short, target, draft, 4, 0.8, context=SHORT_CONTEXT,
+                       batches=[1]).fits_plain.tolist() == [False]
+    exact_both = dataclasses.replace(DEVICES, memory_capacity=2 * (70.6e9 + 1.24e9) + 1024 * (327_680 + 32_768))
+    curves = load_curves(exact_both, target, draft, 4, 0.8, context=SHORT_CONTEXT, batches=[1])
+    assert curves.fits_speculative.tolist() == [True]
+
+
+def test_a_context_of_zero_is_allowed():
+    curves = load_curves(DEVICES, *PAIR, 4, 0.8, context=0, batches=[1])
+    assert curves.context == 0 and curves.latency_speedup[0] > 1

@@ -54,3 +54,28 @@ def test_inconsistent_counts_are_refused():
         engine_metrics([0, 0], [0, 0])
     with pytest.raises(ValueError, match=r"\[1, γ \+ 1\]"):
         alpha_from_acceptance_length(6.0, 4)
+
+
+def test_a_depth_never_reached_has_no_conditional_rate():
+    m = engine_metrics([2, 2], [0, 0])  # nobody got past position 1: position 2 is never reached
+    assert m.conditional_acceptance[0] == 0.0 and np.isnan(m.conditional_acceptance[1])
+
+
+def test_steps_of_one_draft_token_are_drafts():
+    # γ = 1 and γ = 2 steps: 2 drafts, 3 draft tokens, 1 accepted (the first step's only token).
+    m = engine_metrics([1, 2], [1, 0])
+    assert (m.num_drafts, m.num_draft_tokens, m.num_accepted_tokens) == (2, 3, 1)
+    assert m.mean_acceptance_length == 1.5 and m.per_position_acceptance.tolist() == [0.5, 0.0]
+    assert engine_metrics([1], [1]).mean_acceptance_length == 2.0
+
+
+def test_gamma_one_and_the_ends_of_the_acceptance_length_range():
+    # At γ = 1, E[N] = 1 + α: the draft acceptance rate and the one per-position rate are α itself.
+    m = metrics_at_alpha(0.5, 1)
+    assert m.mean_acceptance_length == 1.5 and m.draft_acceptance_rate == 0.5
+    assert m.per_position_acceptance.tolist() == [0.5]
+    assert abs(alpha_from_acceptance_length(1.5, 1) - 0.5) < 1e-9
+    assert abs(alpha_from_acceptance_length(1.0, 4)) < 1e-9  # nothing accepted: α = 0
+    assert abs(alpha_from_acceptance_length(5.0, 4) - 1.0) < 1e-9  # every draft token accepted: α = 1
+    with pytest.raises(TypeError, match="length must be a number"):
+        alpha_from_acceptance_length(True, 4)

@@ -121,6 +121,17 @@ def test_related_logits_are_seeded_and_their_noise_is_scaled():
     assert np.array_equal(same_target, same_draft)
 
 
+@pytest.mark.parametrize("kwargs, spread, noise", [({}, 2.0, 1.0), (dict(draft_noise=0.5, spread=3.0), 3.0, 0.5)])
+def test_related_logits_follow_the_documented_recipe_draw_for_draw(kwargs, spread, noise):
+    # V standard normals times the spread (default 2) for the target, then V more times draft_noise (default 1),
+    # added to the target's.
+    reference = np.random.default_rng(3)
+    first, second = reference.standard_normal(7), reference.standard_normal(7)
+    target, draft = related_logits(7, np.random.default_rng(3), **kwargs)
+    np.testing.assert_allclose(target, spread * first, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(draft, spread * first + noise * second, rtol=1e-14, atol=1e-15)
+
+
 def test_related_logits_draw_target_logits_with_the_given_spread():
     target, _ = related_logits(20_000, np.random.default_rng(0), spread=3.0)
     assert np.std(target) == pytest.approx(3.0, rel=0.03)

@@ -70,3 +70,8 @@ def test_contexts_must_be_a_non_empty_sequence():
         mean_acceptance_rate(model, model, "ab")
     with pytest.raises(ValueError, match="contexts"):
         mean_acceptance_rate(model, model, [])
+
+
+def test_contexts_of_length_zero_are_empty_strings():
+    # A unigram model reads no context at all: its α needs none.
+    assert sample_contexts("abcdef", 3, 0) == ["", "", ""]

@@ -52,3 +52,10 @@ def test_bad_input_names_the_argument():
         speedup_table([0.5, 2.0], 10)
     with pytest.raises(ValueError, match="max_gamma"):
         best_draft_lengths([0.5], 10, max_gamma=0)
+
+
+def test_a_table_of_one_column_is_the_one_draft_speedup():
+    # max_gamma = 1 is the smallest allowed: one column, (1 + α) / (1 + 1/c), and γ = 1 is the only choice.
+    table = speedup_table([0.5, 0.9], 20, max_gamma=1)
+    np.testing.assert_allclose(table, [[1.5 / 1.05], [1.9 / 1.05]])
+    assert best_draft_lengths([0.3, 0.9], 20, max_gamma=1).tolist() == [1, 1]

@@ -10,6 +10,7 @@ from specdec.variants.adaptive_gamma import (
     generate_with_schedule,
     heuristic_next_gamma,
     rolling_mean,
+    stdlib_comparison,
 )
 
 TEXT = ("the cat sat on the mat. the rat sat on the hat. the cat saw the rat, and the rat ran to the mat. "
@@ -100,3 +101,45 @@ def test_rolling_mean_and_bad_arguments():
     with pytest.raises(ValueError, match="c must be"):
         compare_schedules(target, target, "a", 5, c=0, seed=0)
     assert rng.bit_generator.state == before
+
+
+def test_the_heuristic_accepts_a_cap_of_one():
+    assert heuristic_next_gamma(1, True, max_gamma=1) == 1
+
+
+@pytest.mark.parametrize("schedule", ["heuristic", "fixed", "oracle"])
+@pytest.mark.parametrize("n_tokens", [1, 7, 23])
+def test_every_run_stops_at_exactly_n_tokens_and_counts_characters_per_target_call(pair, schedule, n_tokens):
+    target, draft = pair
+    for seed in range(3):
+        run = generate_with_schedule(target, draft, "the ", n_tokens, schedule, np.random.default_rng(seed), gamma=6)
+        assert len(run.text) == n_tokens == sum(run.tokens_per_step) == len(run.origins)
+        assert run.tokens_per_target_call == pytest.approx(n_tokens / run.target_calls)
+
+
+def test_gamma_one_and_an_oracle_cap_of_one_are_allowed(pair):
+    target, draft = pair
+    run = generate_with_schedule(target, draft, "the ", 40, "fixed", np.random.default_rng(5), gamma=1)
+    plain = speculative_generate(target, draft, "the ", 40, 1, np.random.default_rng(5))
+    assert run.text == plain.text and set(run.gammas) == {1}
+    oracle = generate_with_schedule(target, draft, "the ", 40, "oracle", np.random.default_rng(5), max_gamma=1)
+    assert len(oracle.text) == 40 and all(g in (0, 1) for g in oracle.gammas)
+
+
+def test_rolling_mean_at_the_edges_a_window_of_one_and_a_window_as_long_as_the_values():
+    np.testing.assert_allclose(rolling_mean([3, 1, 2], 1), [3.0, 1.0, 2.0])
+    np.testing.assert_allclose(rolling_mean([1, 2], 2), [1.5])  # as many values as the window: one mean
+
+
+def test_a_comparison_of_zero_characters_has_no_alpha_and_falls_back_to_gamma_one(pair):
+    target, draft = pair
+    comparison = compare_schedules(target, draft, "the ", 0, c=20, seed=0, fixed_gammas=[1, 2])
+    assert np.isnan(comparison.mean_alpha) and np.isnan(comparison.theory_speedup)
+    assert comparison.theory_gamma == 1
+
+
+def test_the_smallest_stdlib_corpus_allowed_is_1000_characters():
+    comparison = stdlib_comparison(corpus_size=1_000, n_tokens=20, seed=0)
+    assert len(comparison.heuristic.text) == 20
+    with pytest.raises(ValueError, match="corpus_size"):
+        stdlib_comparison(corpus_size=999)

@@ -8,6 +8,7 @@ from specdec.variants.lossy_acceptance import (
     MEDUSA_DELTA,
     MEDUSA_EPSILON,
     LOSSY_RULES,
+    acceptance_probabilities,
     entropy,
     lossy_law,
     sample_lossy,
@@ -122,3 +123,41 @@ def test_the_step_makes_the_same_draws_as_a_plain_implementation_and_its_trace_a
         if trace.accepted:
             assert token == x
         assert (trace.uniform is None) == (rule in ("typical", "greedy"))
+
+
+def test_entropy_ignores_tokens_of_probability_zero():
+    assert entropy([0.5, 0.5, 0.0]) == pytest.approx(np.log(2))
+    assert entropy([0.0, 0.25, 0.25, 0.25, 0.25]) == pytest.approx(np.log(4))
+
+
+def test_the_bars_at_equality_typical_is_strict_and_lenient_is_not():
+    # p(0) = 0.09 = ε, and δ·exp(−H(p)) ≈ 0.22 > ε, so the bar is exactly p(0): "p(x) > bar" rejects it.
+    np.testing.assert_array_equal(acceptance_probabilities("typical", [0.09, 0.91], [0.5, 0.5]), [0.0, 1.0])
+    # p(0)/q(0) = 0.5 = λ: "p/q ≥ λ" accepts it outright.
+    lenient = acceptance_probabilities("lenient", [0.25, 0.75], [0.5, 0.5], lenience=0.5)
+    np.testing.assert_array_equal(lenient, [1.0, 1.0])
+
+
+def test_a_draft_token_equal_to_v_is_refused_with_the_range():
+    expected = r"token must be a token the draft could propose \(0 … 3 with q\(x\) > 0\), got 4"
+    with pytest.raises(ValueError, match=expected):
+        lossy_step("exact", SPEC_ROW[0], SPEC_ROW[1], 4, np.random.default_rng(0))
+
+
+def test_the_trace_defaults_are_medusas_and_lenience_one():
+    p, q = SPEC_ROW
+    for seed in range(20):
+        default = trace_lossy("lenient", p, q, seed % 4, np.random.default_rng(seed))
+        exact = trace_lossy("exact", p, q, seed % 4, np.random.default_rng(seed), epsilon=MEDUSA_EPSILON,
+                            delta=MEDUSA_DELTA)
+        assert default.token == exact.token and default.acceptance_probability == exact.acceptance_probability
+
+
+@pytest.mark.parametrize("rule", ["exact", "lenient"])
+def test_the_vectorised_accept_test_and_replacement_draw_are_independent(rule):
+    # The last token is accepted with probability 1/6 and the residual (0.6, 0.4, 0, 0) has two tokens: reusing
+    # one uniform for the test and for the replacement would draw token 0 with probability 0.52, not 0.6, after a
+    # rejection.
+    p, q = [0.4, 0.3, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]
+    tokens = sample_lossy(rule, p, q, 40_000, np.random.default_rng(3), lenience=0.5)
+    assert goodness_of_fit(tokens, lossy_law(rule, p, q, lenience=0.5).output).passed

@@ -62,6 +62,7 @@ def test_sample_candidates_draws_k_tokens_from_q_with_rng_choice():
     q = [0.1, 0.0, 0.5, 0.4]
     rng, plain = np.random.default_rng(5), np.random.default_rng(5)
     assert sample_candidates(q, 6, rng) == [int(plain.choice(4, p=q)) for _ in range(6)]
+    assert sample_candidates(q, 1, rng) == [int(plain.choice(4, p=q))]  # a single candidate is allowed
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
@@ -128,6 +129,7 @@ def test_bad_rows_are_refused_before_any_draw(bad, words):
 @pytest.mark.parametrize("candidates, error, words", [
     ([], ValueError, "at least one"),
     ([0, 5], ValueError, "out of range"),
+    ([4, 0], ValueError, r"candidates\[0\] = 4 is out of range: token ids must be in 0 … 3 \(V = 4\)"),  # x = V
     ([0, 3], ValueError, "draft probability 0"),
     ([0, 1.5], TypeError, "integer"),
     ("01", TypeError, "sequence"),

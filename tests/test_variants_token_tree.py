@@ -111,3 +111,26 @@ def test_bad_trees_are_refused_before_any_draw():
         with pytest.raises(error, match=words):
             verify_tree(*arguments, rng)
     assert rng.bit_generator.state == before
+
+
+def test_a_tree_of_branching_one_is_a_chain():
+    p = geometric_target(8, 0.6)
+    q = draft_with_acceptance(p, 0.6)
+    assert full_tree_parents(3, 1) == [0, 1, 2]
+    assert tree_expected_tokens(p, q, 3, 1) == pytest.approx(chain_expected_tokens(p, q, 3))
+    assert tree_expected_tokens(p, q, 3, 1) == pytest.approx(1 + 0.6 + 0.6**2 + 0.6**3)
+    tree = sample_stationary_tree(p, q, 1, 1, np.random.default_rng(0))
+    assert tree.parents == [0] and len(tree.tokens) == 1 and tree.target_rows.shape == (2, 8)
+    counts = sample_tree_tokens_per_pass(p, q, 1, 1, 20_000, np.random.default_rng(1))
+    assert set(np.unique(counts)) <= {1, 2}
+    assert counts.mean() == pytest.approx(1.6, abs=4 * 0.49 / np.sqrt(20_000))  # 1 + α, sd of a Bernoulli(0.6)
+
+
+def test_bad_tokens_are_refused_with_the_right_index_and_range():
+    rows = [[0.5, 0.5]] * 3
+    with pytest.raises(ValueError, match=r"tokens\[1\] = 2 is out of range 0 … 1"):  # token = V
+        verify_tree([0, 0], [0, 2], rows, rows, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"tokens\[0\] = 1 has probability 0 under draft_rows\[0\]"):
+        verify_tree([0, 0], [1, 0], rows, [[1.0, 0.0]] * 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"parents\[1\] = 2: the parent of node 2 must be in 0 … 1"):
+        verify_tree([0, 2], [0, 0], rows, rows, np.random.default_rng(0))
