@@ -149,3 +149,19 @@ def test_a_long_standard_library_is_cut_at_the_corpus_size(tmp_path, monkeypatch
     text = stdlib_corpus.__wrapped__()
     assert len(text) == 1000
     assert text.startswith("word " * 20 + "\n\nword")
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11),
+                    reason="the documented exact size is CPython 3.11's")
+def test_the_corpus_is_exactly_a_million_characters_on_cpython_3_11():
+    assert len(stdlib_corpus()) == 1_000_000
+
+
+@pytest.mark.parametrize("size, expected", [(6, "aaa\n\nb"), (7, "aaa\n\nbb"), (100, "aaa\n\nbbb\n\ncc")])
+def test_the_docstrings_are_joined_by_a_blank_line_and_cut_at_the_corpus_size(tmp_path, monkeypatch, size, expected):
+    (tmp_path / "a.py").write_text('"""aaa"""\n')  # read in sorted path order: a, b, c
+    (tmp_path / "b.py").write_text('def f():\n    """bbb"""\n')
+    (tmp_path / "c.py").write_text('class C:\n    """cc"""\n')
+    monkeypatch.setattr(corpus_module, "stdlib_path", lambda: tmp_path)
+    monkeypatch.setattr(corpus_module, "CORPUS_SIZE", size)
+    assert corpus_module.read_stdlib_corpus() == expected

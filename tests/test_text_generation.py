@@ -300,3 +300,58 @@ def test_plain_generation_checks_the_model_rows_too(rhyme_pair):
     target, _ = rhyme_pair
     with pytest.raises(ValueError, match=r"model\.next_distribution\(context\) contains NaN"):
         generate(RowsOf(target, with_nan), "the ", 5, np.random.default_rng(0))
+
+
+def test_a_two_symbol_vocabulary_is_enough_and_one_symbol_is_refused():
+    two = NGramModel(order=1).fit("aaaa")  # "a" and the unknown symbol
+    assert len(two.vocab) == 2
+    assert len(generate(two, "a", 3, np.random.default_rng(0)).text) == 3
+    assert len(speculative_generate(two, two, "a", 3, 2, np.random.default_rng(0)).text) == 3
+
+    class OneSymbol:
+        vocab = ["a"]
+
+        def next_distribution(self, context):
+            return np.array([1.0])
+
+    with pytest.raises(ValueError, match="at least 2 symbols"):
+        generate(OneSymbol(), "a", 3, np.random.default_rng(0))
+
+
+def test_plain_generation_discards_nothing(rhyme_pair):
+    target, _ = rhyme_pair
+    assert generate(target, "the ", 5, np.random.default_rng(0)).discarded == 0
+    assert Generation("", "ab", ("target", "target"), (1, 1), 2, 0).discarded == 0
+
+
+@pytest.mark.parametrize("gamma, steps", [(0, (2,)), (2, (3, 4)), (3, (5,))])
+def test_a_step_longer_than_gamma_plus_one_is_refused(gamma, steps):
+    text = "x" * sum(steps)
+    with pytest.raises(ValueError, match=rf"at most γ\+1 = {gamma + 1}, got {max(steps)}"):
+        Generation("", text, ("accepted",) * len(text), steps, len(steps), gamma * len(steps), gamma=gamma)
+    # One character fewer in the longest step is allowed.
+    shorter = tuple(min(step, gamma + 1) for step in steps)
+    text = "x" * sum(shorter)
+    Generation("", text, ("accepted",) * len(text), shorter, len(shorter), gamma * len(shorter), gamma=gamma)
+
+
+def test_one_character_past_the_limit_is_refused(rhyme_pair):
+    target, draft = rhyme_pair
+    for call in (lambda rng: generate(target, "the ", 100_001, rng),
+                 lambda rng: speculative_generate(target, draft, "the ", 100_001, 2, rng)):
+        with pytest.raises(ValueError, match="n_tokens"):
+            call(np.random.default_rng(0))
+
+
+def test_speedup_of_one_plain_character_is_one_and_of_nothing_is_nan(rhyme_pair):
+    target, _ = rhyme_pair
+    assert generate(target, "the ", 1, np.random.default_rng(0)).speedup_from_calls(20) == 1.0
+    assert math.isnan(generate(target, "the ", 0, np.random.default_rng(0)).speedup_from_calls(20))
+
+
+@pytest.mark.parametrize("field", ["origins", "visited_accepted"])
+def test_a_generation_field_given_as_a_string_is_refused(field):
+    fields = dict(origins=("target", "target"), visited_accepted=())
+    fields[field] = "tt" if field == "origins" else ""
+    with pytest.raises(TypeError, match=f"{field} must be a tuple"):
+        Generation("", "ab", tokens_per_step=(1, 1), target_calls=2, draft_calls=0, **fields)
