@@ -258,8 +258,8 @@ def _fit(counts: np.ndarray, law: np.ndarray, significance: float, category: str
         names = ", ".join(str(labels[t]) for t in impossible_tokens[:5])
         plural = "s" if len(impossible_tokens) > 1 else ""
         verdict = (
-            f"fails: {impossible:,} sample{'s' if impossible > 1 else ''} fell on a {category}{plural} of "
-            f"probability 0 ({category}{plural} {names}), which is impossible under this law"
+            f"fails: {impossible:,} sample{'s' if impossible > 1 else ''} fell on {'' if plural else 'a '}{category}"
+            f"{plural} of probability 0 ({category}{plural} {names}), which is impossible under this law"
         )
     else:
         statistic, dof = _pooled_statistic(counts, law, n)

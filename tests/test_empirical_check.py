@@ -46,8 +46,23 @@ def test_bad_input_fails_before_any_draw_and_leaves_inputs_alone():
         speculative_samples(target, [0.5, 0.5], 10, rng)
     with pytest.raises(ValueError, match="repeats"):
         chance_max_deviations(target, 10, rng, repeats=0)
-    with pytest.raises(ValueError, match="samples must be token ids"):
+    with pytest.raises(ValueError, match="samples must be token ids in 0 … 2,"):
         frequencies([0, 5], 3)
     assert rng.bit_generator.state == state
     speculative_samples(target, TEN_TOKEN_DRAFT, 10, rng)
     assert target.tolist() == list(TEN_TOKEN_TARGET)
+
+
+def test_one_step_and_one_token_are_enough():
+    assert speculative_samples([0.0, 1.0], [0.5, 0.5], 1, np.random.default_rng(0)).tolist() == [1]
+    assert frequencies([0, 0], 1).tolist() == [1.0]
+    assert frequencies([1], 2).tolist() == [0.0, 1.0]
+    # One token drawn from (½, ½) is one of them: its frequencies are (1, 0) or (0, 1), ½ away from p.
+    assert chance_max_deviations([0.5, 0.5], 1, np.random.default_rng(0), repeats=1).tolist() == [0.5]
+
+
+@pytest.mark.parametrize("samples", [[0, 3], [3], np.array([[0, 1]]), np.array([], dtype=int), [0.0, 1.0]],
+                         ids=["one past the end", "only past the end", "2-D", "empty", "floats"])
+def test_samples_that_are_not_token_ids_of_the_vocabulary_are_refused(samples):
+    with pytest.raises(ValueError, match="samples must be"):
+        frequencies(samples, 3)

@@ -11,6 +11,7 @@ from specdec.goodness_of_fit import (
     compare_samples,
     compare_steps,
     fit_counts,
+    format_p_value,
     goodness_of_fit,
     max_deviation_by_size,
 )
@@ -169,3 +170,123 @@ def test_the_whole_check_fails_when_one_position_alone_is_wrong():
     check = check_steps(relabelled, counts, target_probs, draft_probs)
     assert check.counts.passed and check.positions[0].passed and not check.positions[1].passed
     assert not check.passed
+
+
+@pytest.mark.parametrize("significance", [0.0, 1.0])
+def test_a_significance_of_zero_or_one_is_refused(significance):
+    with pytest.raises(ValueError, match="significance must be strictly between 0 and 1"):
+        fit_counts([50, 50], [0.5, 0.5], significance=significance)
+
+
+def test_a_p_value_equal_to_the_significance_passes():
+    first = fit_counts([60, 40], [0.5, 0.5])
+    at = fit_counts([60, 40], [0.5, 0.5], significance=first.p_value)
+    assert at.passed and at.verdict.startswith("passes:")
+
+
+@pytest.mark.parametrize("counts, law, dof", [
+    ([5, 15], [0.25, 0.75], 1),  # expected exactly 5 and 15: neither is pooled
+    ([3, 2, 35], [0.0625, 0.0625, 0.875], 1),  # expected 2.5 + 2.5: a pool of exactly 5 stands on its own
+    ([3, 2, 3, 32], [0.0625, 0.0625, 0.075, 0.8], 1),  # a pool of 2.5 + 2.5 + 3 = 8 stands on its own
+    ([2, 1, 37], [0.05, 0.025, 0.925], 0),  # a pool of 3 joins the smallest other category: one bin left
+])
+def test_pooling_at_exactly_five_expected(counts, law, dof):
+    fit = fit_counts(counts, law)
+    assert fit.degrees_of_freedom == dof
+    if dof == 0:
+        assert fit.statistic == 0.0 and fit.p_value == 1.0
+
+
+def test_nothing_to_test_reports_a_zero_statistic():
+    for fit in (fit_counts([2, 1], [0.5, 0.5]), goodness_of_fit(np.array([], dtype=int), [0.5, 0.5])):
+        assert fit.statistic == 0.0 and fit.degrees_of_freedom == 0 and fit.p_value == 1.0
+
+
+def test_an_impossible_sample_reports_the_degrees_of_freedom_of_the_possible_ones():
+    assert fit_counts([500, 499, 1], [0.5, 0.5, 0.0]).degrees_of_freedom == 1
+    assert fit_counts([1, 0, 1], [0.5, 0.5, 0.0]).degrees_of_freedom == 0  # expected 1 and 1: one pool
+
+
+def test_the_verdict_names_only_the_impossible_tokens_that_occurred_and_counts_right():
+    fit = fit_counts([50, 0, 50, 2], [0.5, 0.0, 0.5, 0.0])
+    assert "2 samples fell on a token of probability 0 (token D)" in fit.verdict
+    fit = fit_counts([50, 1, 50, 1], [0.5, 0.0, 0.5, 0.0])
+    assert "2 samples fell on tokens of probability 0 (tokens B, D)" in fit.verdict
+    fit = fit_counts([10, 1, 1, 1, 1, 1, 1], [1.0] + [0.0] * 6)
+    assert "(tokens B, C, D, E, F)" in fit.verdict  # the first five of six
+
+
+def test_the_verdict_gives_the_degrees_of_freedom_and_the_odds():
+    # χ² = 2·10²/50 = 4 on 1 degree of freedom: p = 0.0455, about once in 10 tries
+    fit = fit_counts([60, 40], [0.5, 0.5], significance=0.1)
+    assert "on 1 degree of freedom" in fit.verdict and "less than once in 10 tries" in fit.verdict
+    assert "on 2 degrees of freedom" in fit_counts([40, 30, 30], [0.4, 0.3, 0.3]).verdict
+
+
+def test_totals_up_to_two_to_the_53_are_counted_and_beyond_refused():
+    assert fit_counts([2**52, 2**52], [0.5, 0.5]).n == 2**53
+    with pytest.raises(ValueError, match="total at most 2"):
+        fit_counts([2**52, 2**52 + 1], [0.5, 0.5])
+
+
+def test_up_to_ten_thousand_sizes_and_a_single_sample():
+    samples = np.zeros(10_001, dtype=int)
+    assert max_deviation_by_size(samples, [1.0, 0.0], np.arange(1, 10_001)).max() == 0.0
+    with pytest.raises(ValueError, match="at most 10,000"):
+        max_deviation_by_size(samples, [1.0, 0.0], np.arange(1, 10_002))
+    assert max_deviation_by_size([1], [0.5, 0.5], [1]).tolist() == [0.5]
+
+
+def test_compare_samples_tv_typical_tv_and_size_by_hand():
+    first = np.array([0] * 30 + [1] * 10)  # frequencies 0.75, 0.25 of 40
+    second = np.array([0] * 6 + [1] * 14)  # 0.3, 0.7 of 20; pooled 0.6, 0.4
+    result = compare_samples(first, second)
+    assert result.n == 60
+    assert result.tv == pytest.approx(0.45)
+    assert result.typical_tv == pytest.approx(2 * math.sqrt(0.6 * 0.4 * (1 / 40 + 1 / 20) / (2 * math.pi)))
+
+
+def test_compare_samples_of_one_category_has_nothing_to_test():
+    result = compare_samples(np.array([3] * 10), np.array([3] * 20))
+    assert result.statistic == 0.0 and result.degrees_of_freedom == 0 and result.p_value == 1.0 and result.passed
+    assert compare_samples(np.array([0]), np.array([0, 1])).n == 3
+    assert compare_samples(np.array([0, 1]), np.array([1])).n == 3
+
+
+@pytest.mark.parametrize("first, second, error, words", [
+    ([], [0, 1], ValueError, "at least one sample on each side"),
+    ([0, 1], [], ValueError, "at least one sample on each side"),
+    ([0.5, 1.5], [0, 1], TypeError, "1-D array of integer categories"),
+    ([[0, 1]], [0, 1], TypeError, "1-D array of integer categories"),
+])
+def test_compare_samples_refuses_what_is_not_samples(first, second, error, words):
+    with pytest.raises(error, match=words):
+        compare_samples(first, second)
+
+
+def test_compare_steps_refuses_what_is_not_steps():
+    steps = np.zeros((3, 2), dtype=int)
+    with pytest.raises(TypeError, match="2-D integer array"):
+        compare_steps(np.zeros((3, 2)), steps)
+    with pytest.raises(TypeError, match="2-D integer array"):
+        compare_steps(np.zeros(3, dtype=int), steps)
+    with pytest.raises(ValueError, match="same γ.1 columns, got 2 and 3"):
+        compare_steps(steps, np.zeros((3, 3), dtype=int))
+
+
+def test_check_steps_reads_counts_of_zero_and_refuses_tokens_out_of_range():
+    target_probs, draft_probs, _ = spec_example()  # V = 4, γ = 2
+    tokens = np.full((100, 3), -1)
+    tokens[:, 0] = 0
+    counts = np.ones(100, dtype=int)
+    counts[0] = 0  # a step that emitted nothing: impossible, so the count check fails at once
+    check = check_steps(tokens, counts, target_probs, draft_probs)
+    assert check.counts.impossible == 1 and not check.counts.passed
+    with pytest.raises(ValueError, match=r"tokens\[0, 0\] = 4 is out of range"):
+        check_steps(np.where(np.arange(3) == 0, 4, -1)[None, :].repeat(2, 0), [1, 1], target_probs, draft_probs)
+    with pytest.raises(ValueError, match="tokens has 2 rows and counts 1 entries"):
+        check_steps(tokens[:2], [1], target_probs, draft_probs)
+
+
+def test_p_values_from_0_001_up_have_three_decimals():
+    assert format_p_value(0.001) == "0.001" and format_p_value(0.000999) == "1.0e-03"

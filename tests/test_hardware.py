@@ -622,3 +622,39 @@ def test_alpha_for_speedup_at_gamma_one():
 def test_a_draft_that_keeps_no_context():
     times = hardware.pass_times(H100, MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"], 4, draft_context=0)
     assert times.draft_pass == hardware.forward_pass_time(MODELS["Llama 3.2 1B"], H100, context=0)
+
+
+def test_a_timeline_without_batch_or_tokens_is_one_sequence_of_32_tokens():
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.2 1B"]
+    line = hardware.sample_timeline(H100, target, draft, gamma=4, alpha=0.8)
+    one_sequence = hardware.forward_pass_time(target, H100, batch=1)  # a second sequence adds its KV cache
+    assert line.tokens == 32 and len(line.plain) == 32 and line.speculative_tokens >= 32
+    assert all(p.duration == one_sequence for p in line.plain)
+    assert line.plain[-1].start == pytest.approx(31 * one_sequence)
+
+
+def test_the_whole_peak_is_a_fraction_of_the_peak():
+    same = hardware.at_fraction_of_peak(H100, 1.0, 1.0)
+    assert same.memory_bandwidth == H100.memory_bandwidth and same.peak_flops == H100.peak_flops
+
+
+def test_the_smallest_model_shape_is_one_layer_one_head_of_one_dimension():
+    # 1 layer, 1 key/value head of dimension 1, query heads left at 0 (as many as the kv heads):
+    # 2·1·1·1·2 = 4 bytes of KV cache per token, 4 attention FLOPs per token of context.
+    tiny = hardware.Model("tiny", 1e6, 1, 1, 1, "by hand")
+    chip = hardware.Accelerator("chip", 1e12, 1e9, 1e10, "by hand")  # slow arithmetic: compute-bound
+    # (2·10⁶ + 1,000·4) FLOPs at 10⁹ FLOP/s; reading 2·10⁶ + 1,000·4 bytes at 10¹² B/s is faster.
+    assert hardware.forward_pass_time(tiny, chip, context=1000) == pytest.approx(2.004e-3, rel=1e-12)
+
+
+def test_a_single_batch_size_is_a_list_of_batch_sizes():
+    target, draft = MODELS["Llama 3.1 70B"], MODELS["Llama 3.1 8B"]
+    rows = hardware.pass_times_for_batches(H100, target, draft, 4, [8])
+    assert rows == [hardware.pass_times(H100, target, draft, 4, batch=8)]
+
+
+def test_sizes_at_or_below_one_are_positive_too():
+    assert hardware.positive(1.0, "size") == 1.0 and hardware.positive(1e-3, "size") == 1e-3
+    # a one-parameter model: 2 bytes of weights read at 10¹² B/s
+    chip = hardware.Accelerator("chip", 1e12, 1e14, 1e10, "by hand")
+    assert hardware.forward_pass_time(1.0, chip, context=0) == pytest.approx(2e-12, rel=1e-12)

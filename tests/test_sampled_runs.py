@@ -73,3 +73,19 @@ def test_a_correct_run_passes_and_fit_counts_agrees():
     tokens, _ = plain_steps(target, draft, "correct", 1, 5000)
     column = tokens[:, 0]
     assert run.position_fits(5000)[0].p_value == fit_counts(np.bincount(column, minlength=4), target[0]).p_value
+
+
+def test_the_deviation_curve_has_eight_points_a_decade_and_each_size_once():
+    target, draft, _ = spec_example()
+    run = SampledRun(target, draft, "correct", seed=0)
+    sizes, deviations = run.deviation_curve(0, 10_000)
+    # 10², 10^(2 + 1/8), … up to 10⁴ itself, each once
+    assert sizes.tolist() == [round(10 ** (2 + k / 8)) for k in range(17)]
+    assert deviations.shape == sizes.shape
+
+
+def test_a_run_samples_no_block_beyond_the_steps_asked_for():
+    target, draft, _ = spec_example()
+    run = SampledRun(target, draft, "correct", seed=0)
+    run.frequencies(SampledRun.BLOCK, 0)
+    assert run.sampled == SampledRun.BLOCK

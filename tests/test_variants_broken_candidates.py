@@ -114,3 +114,12 @@ def test_the_distinct_rule_refuses_repeated_candidates_before_any_draw():
     with pytest.raises(ValueError, match="distinct"):
         distinct_candidate_step(*EXAMPLE, [3, 3], rng)
     assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_without_replacement_sampler_follows_its_law_when_every_stage_matters(k):
+    # Unlike EXAMPLE, no stage accepts everything it sees and q has no zero: the stage-j acceptance,
+    # the last residual and the law of the candidates all change the output.
+    p, q = [0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]
+    tokens = BROKEN_CANDIDATE_RULES["without replacement"].sample(p, q, k, 200_000, np.random.default_rng(31))
+    assert goodness_of_fit(tokens, without_replacement_law(p, q, k)).passed
