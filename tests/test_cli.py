@@ -70,3 +70,39 @@ def test_benchmarks_live_outside_the_package_and_list_their_suites():
     result = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and all(name in result.stdout for name in SUITES)
     assert "bench" not in run("--help").stdout
+
+
+def test_speedup_table_rows_hold_expected_tokens_cost_and_speedup(capsys):
+    # α = 0.5, c = 10, by hand: E[N] = 2 − 0.5^γ, cost 1 + γ/10; speedups 1.364, 1.458, 1.442, 1.355, 1.292
+    cli.main(["speedup", "--alpha", "0.5", "--c", "10"])
+    lines = capsys.readouterr().out.splitlines()
+    assert "best γ = 2" in lines[0] and "speedup 1.46×" in lines[0] and "no γ beats" not in lines[0]
+    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
+    assert [row[0] for row in rows] == ["1", "2", "3", "4", "5"]  # best − 3 is below 1: the table starts at γ = 1
+    assert [row[1:4] for row in rows] == [["1.500", "1.100", "1.36"], ["1.750", "1.200", "1.46"],
+                                          ["1.875", "1.300", "1.44"], ["1.938", "1.400", "1.38"],
+                                          ["1.969", "1.500", "1.31"]]
+
+
+def test_a_speedup_of_exactly_one_does_not_beat_plain_decoding(capsys):
+    cli.main(["speedup", "--alpha", "1", "--c", "1"])  # every γ: (γ + 1) / (1 + γ) = 1
+    assert capsys.readouterr().out.splitlines()[0].endswith(": no γ beats plain decoding (1×) here")
+
+
+def test_the_smallest_allowed_gamma_and_max_gamma_are_accepted(capsys):
+    assert cli.main(["speedup", "--alpha", "0.8", "--c", "20", "--max-gamma", "1"]) == 0
+    assert "best γ = 1 (of 1 … 1)" in capsys.readouterr().out
+    assert cli.main(["step", "--gamma", "0", "--vocab", "3"]) == 0
+    assert "draft proposed: (none)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["step", "--gamma", "two"], "argument --gamma: invalid int value: 'two'"),
+    (["step", "--example", "--gamma", "3"], "--example fixes γ = 2, V = 4 and the rows, so it takes none of --gamma"),
+])
+def test_a_usage_error_is_one_line_and_exit_status_2(arguments, words, capsys):
+    with pytest.raises(SystemExit) as raised:
+        cli.main(arguments)
+    assert raised.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and words in error and error.count("\n") == 1

@@ -788,3 +788,214 @@ def test_a_residual_returned_as_complex_numbers_is_a_type_problem():
     result = check("residual_distribution", residual_distribution)
     assert not result.passed
     assert "numpy.ndarray of complex128, not an array of real numbers" in result.message
+
+
+# --- Unusual outcomes: long messages, hidden global draws, errors inside numpy ---------------------
+
+
+def test_an_exception_with_a_very_long_message_is_reported_shortened():
+    message = "the rows must sum to one " * 40
+
+    def raises(target, draft):
+        raise ValueError(message)
+
+    result = check("acceptance_rate", raises)
+    assert not result.passed and result.status == "failed"
+    got = next(row.text for row in result.rows if row.label == "got")
+    assert got.startswith("ValueError: the rows must sum to one")
+    assert got.split("\n")[0].endswith(" …") and len(got) < len(message)
+
+
+@pytest.mark.parametrize("warm_up, draw", [
+    (np.random.random, np.random.random),  # part-way through the block of 624 words: only the position moves
+    (np.random.standard_normal, np.random.standard_normal),  # a cached Gaussian: only the cache is used up
+], ids=["part_way_through_a_block", "cached_gaussian"])
+def test_a_single_global_draw_is_caught_whatever_state_the_global_generator_is_in(warm_up, draw):
+    def leftover_draw(target, draft):
+        draw()  # the mistake: a draw from the global generator, its value unused
+        return acceptance_rate(target, draft)
+
+    saved = np.random.get_state()
+    try:
+        np.random.seed(0)
+        warm_up()
+        before = np.random.get_state()
+        result = check("acceptance_rate", leftover_draw)
+        after = np.random.get_state()
+    finally:
+        np.random.set_state(saved)
+    assert not result.passed
+    assert result.hint == checker.GLOBAL_RNG
+    assert after[2:] == before[2:] and np.array_equal(after[1], before[1])  # the check put the state back
+
+
+def test_an_error_raised_inside_numpy_is_placed_on_the_learners_line():
+    def unnormalised(target_probs, draft_probs, draft_tokens, rng):
+        vocab = len(target_probs[0])
+        tokens = []
+        for i, x in enumerate(draft_tokens):
+            if rng.random() < min(1.0, target_probs[i][x] / draft_probs[i][x]):
+                tokens.append(x)
+            else:
+                excess = np.maximum(target_probs[i] - draft_probs[i], 0.0)  # the mistake: never divided by its sum
+                tokens.append(int(rng.choice(vocab, p=excess)))
+                return tokens
+        tokens.append(int(rng.choice(vocab, p=target_probs[-1])))
+        return tokens
+
+    result = check("speculative_step", unnormalised)
+    assert not result.passed
+    got = next(row.text for row in result.rows if row.label == "got")
+    assert got.startswith("ValueError: Probabilities do not sum to 1")
+    assert got.endswith("of your unnormalised: tokens.append(int(rng.choice(vocab, p=excess))))")
+
+
+# --- The cases themselves ------------------------------------------------------------------------
+
+
+def test_a_random_draft_row_mixes_in_the_target_by_its_closeness():
+    from specdec.exercises import cases
+
+    for closeness in (0.0, 0.5, 1.0):
+        target, draft = cases._random_rows(3, 7, closeness, np.random.default_rng(5))
+        assert target.shape == (4, 7) and draft.shape == (3, 7)
+        for rows in (target, draft):
+            assert np.all(rows > 0) and np.allclose(rows.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        # q = closeness·p + (1 − closeness)·d with d ≥ 0: q is at least closeness·p, and q = p at closeness 1
+        assert np.all(draft >= closeness * target[:-1] - 1e-15)
+    assert np.allclose(draft, target[:-1], rtol=0, atol=1e-15)
+    # Dirichlet(0.5) draws can be below 1e-9 (a few of these 64 × 601 are): no row may have a zero or negative entry
+    target, draft = cases._random_rows(300, 64, 0.0, np.random.default_rng(6))
+    assert np.all(target > 0) and np.all(draft > 0)
+
+
+def test_the_zero_residual_cases_have_no_residual_mass_though_one_draft_token_is_rejectable():
+    tagged = [case for name in ("acceptance_rate", "speculative_step") for case in cases_for(name)
+              if "zero_residual" in case.tags]
+    assert len(tagged) >= 4
+    for case in tagged:
+        target, draft = case.arguments()[:2]
+        target, draft = np.atleast_2d(target)[0], np.atleast_2d(draft)[0]
+        assert np.maximum(target - draft, 0.0).sum() == 0.0, case.label  # p ≤ q on every token
+        if case.first_uniform is not None:  # and the rigged u rejects the drafted token: u ≥ p(x)/q(x)
+            x = case.arguments()[2][0]
+            assert target[x] < draft[x] and case.first_uniform >= target[x] / draft[x], case.label
+    rounding = [case for case in tagged if case.label.startswith("p ≤ q everywhere up to rounding")]
+    assert rounding and all(not np.array_equal(*case.arguments()[:2]) for case in rounding)
+
+
+def test_a_right_value_in_a_one_element_array_is_told_it_is_right_and_a_longer_array_is_not_a_number():
+    one = check("acceptance_rate", lambda target, draft: np.array([np.minimum(target, draft).sum()]))
+    assert not one.passed and one.rows[0].text == "the value is right but it is a numpy.ndarray, not a Python float"
+    two = check("acceptance_rate", lambda target, draft: np.array([np.minimum(target, draft).sum(), 0.0]))
+    assert not two.passed and two.rows[0].text == "your function returned a numpy.ndarray, not a number"
+    assert one.hint == two.hint == checker.RETURN_FLOAT
+
+
+def test_a_number_returned_as_text_is_not_a_number():
+    result = check("acceptance_rate", lambda target, draft: str(float(np.minimum(target, draft).sum())))
+    assert not result.passed and result.rows[0].text == "your function returned a str, not a number"
+
+
+@pytest.mark.parametrize("dtype, problem", [
+    (int, "the tokens are right but you returned a numpy.ndarray"),
+    (float, "your function returned a numpy.ndarray, not a list of token ids: its entries must be integer token "
+            "ids, and np.float64("),
+])
+def test_tokens_returned_as_a_numpy_array_are_told_whether_they_are_right(dtype, problem):
+    def as_array(target_probs, draft_probs, draft_tokens, rng):
+        return np.array(speculative_step(target_probs, draft_probs, draft_tokens, rng), dtype=dtype)
+
+    result = check("speculative_step", as_array)
+    assert not result.passed and result.rows[0].text.startswith(problem)
+
+
+def test_a_residual_without_its_fallback_gives_nan_and_is_told_the_values_differ():
+    def no_fallback(target, draft):
+        excess = np.maximum(target - draft, 0.0)
+        return excess / excess.sum()  # the mistake: 0 / 0 where max(0, p − q) has no mass
+
+    result = check("residual_distribution", no_fallback)
+    assert not result.passed and result.case.label == "p equal to q"
+    assert result.rows[0].text == "the values differ"
+    assert "nan" in next(row.text for row in result.rows if row.label == "got")
+
+
+def test_a_residual_far_off_is_told_the_values_differ_not_blamed_on_rounding():
+    def unnormalised(target, draft):
+        return np.maximum(target - draft, 0.0)  # the mistake: never divided by its sum
+
+    result = check("residual_distribution", unnormalised)
+    assert not result.passed and result.rows[0].text == "the values differ"
+
+
+def test_an_input_changed_by_a_visible_amount_is_not_called_too_little_to_show():
+    def in_place(target, draft):
+        target -= draft  # the mistake: overwrites the caller's target, by up to max(q) here
+        np.maximum(target, 0.0, out=target)
+        mass = target.sum()
+        return target / mass if mass > 0 else np.array(target + draft)
+
+    result = check("residual_distribution", in_place)
+    assert result.rows[0].text == "after the call, target differed from what was passed in"
+
+
+def test_optimal_gamma_with_a_numpy_integer_gamma_is_told_the_type_of_gamma():
+    def numpy_gamma(alpha, c):
+        gamma, best = optimal_gamma(alpha, c)
+        return np.int64(gamma), best  # the mistake
+
+    result = check("optimal_gamma", numpy_gamma)
+    assert result.rows[0].text == "γ is right but it is a numpy.int64, not an int"
+
+
+def test_worked_example_1_is_the_lessons_worked_example():
+    from specdec.narrate import SPEC_DRAFT_TOKENS
+
+    case = cases_for("speculative_step")[0]
+    assert case.label == "worked example 1" and case.seed == 0
+    assert tuple(case.arguments()[2]) == tuple(SPEC_DRAFT_TOKENS)
+    assert specdec.speculative_step(*case.arguments()) == [0, 1, 0]  # A B A, as `python -m specdec step --example`
+
+
+@pytest.mark.parametrize("case", cases_for("speculative_step"), ids=lambda case: case.label)
+def test_the_rule_row_shows_u_and_the_threshold_in_their_true_order_and_u_below_1(case):
+    shown = re.findall(r"u = (\S+) ([<≥]) min\(1, p/q\) = (\S+): (accepted|rejected)", checker.explain_step(case))
+    assert len(shown) == len(case.arguments()[2]) or shown[-1][3] == "rejected"
+    for u, sign, threshold, verdict in shown:
+        assert (sign == "<") == (verdict == "accepted")
+        assert (float(u) < float(threshold)) == (sign == "<")  # the digits shown tell the order
+        assert float(u) < 1  # a uniform is below 1, and a u of 1 − 2⁻⁵³ must not read as 1
+
+
+def test_a_step_that_draws_from_rng_in_another_way_is_not_given_a_count_of_draws():
+    def extra_integer(target_probs, draft_probs, draft_tokens, rng):
+        tokens = speculative_step(target_probs, draft_probs, draft_tokens, rng)
+        rng.integers(10)  # the mistake: a 32-bit draw, half of one 64-bit draw, so no count of draws reaches it
+        return tokens
+
+    result = check("speculative_step", extra_integer)
+    assert result.rows[0].text.startswith("the tokens are right, but rng ended in another state")
+    flowing = " ".join(result.hint.split())
+    assert "your function drew from rng differently (other methods, or a different number of draws)" in flowing
+    assert "None" not in flowing
+
+
+def test_a_time_limit_of_600_seconds_is_allowed_and_more_is_refused():
+    assert check("expected_tokens", expected_tokens, time_limit=600).passed
+    with pytest.raises(ValueError, match=r"time_limit must be a number of seconds in \(0, 600\]"):
+        check("expected_tokens", expected_tokens, time_limit=600.5)
+
+
+@pytest.mark.parametrize("name", ["expected_tokens", "speedup", "optimal_gamma"])
+def test_each_scalar_case_has_the_values_its_label_names(name):
+    for case in cases_for(name):
+        inputs = dict(case.inputs)
+        for symbol, parameter in (("α", "alpha"), ("γ", "gamma"), ("c", "c")):
+            for named in re.findall(rf"(?<!\w){symbol} = ([0-9.]+|∞)", case.label):
+                assert parameter in inputs and inputs[parameter] == (math.inf if named == "∞" else float(named)), \
+                    case.label
+        if "α close to 1" in case.label:
+            assert 0.99 < inputs["alpha"] < 1
+        if "α within 10⁻⁶ of 1" in case.label:
+            assert 0 < 1 - inputs["alpha"] <= 1.0000001e-6
