@@ -8,6 +8,8 @@ exact drafter passes both chi-square tests at `SAMPLES` generations (significanc
 categories pooled); at the same size the broken variant fails the first.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,8 @@ from specdec.neural import (EagleDrafter, MedusaDrafter, ModelDrafter, PromptLoo
                             first_two_character_laws, generate, greedy_text, layer_skip_drafter, load_draft,
                             load_target, one_hot_rows, probabilities, speculative_generate, verify_token_tree)
 from specdec.neural.drafters import TargetState, chain
+from specdec.neural.loading import weight_arrays
+from specdec.neural.transformer import Block, KVCache
 from specdec.neural.speculative import NeuralRun, StepRecord
 from specdec.variants.lossy_acceptance import typical_threshold
 from specdec.variants.token_tree import full_tree_parents
@@ -288,3 +292,130 @@ def test_first_two_character_fits_take_one_to_a_million_samples():
     for samples in (0, 10**6 + 1):
         with pytest.raises(ValueError, match="samples must be an integer in 1 … 1,000,000"):
             first_two_character_fits(TARGET, lookup, "ab ab a", samples, np.random.default_rng(0))
+
+
+
+def _plain_row(model, ids, layers=None, adapter=False):
+    # One cache-free pass over the whole text; the trained exit h + W·h + b written from the stored arrays.
+    hidden = model.forward(ids, layers=layers)[-1].astype(np.float64)
+    if adapter:
+        arrays = weight_arrays()
+        weight, bias = (np.asarray(arrays[f"exit_{layers}.adapter.{name}"], np.float64) for name in ("weight", "bias"))
+        hidden = hidden + weight @ hidden + bias
+    return probabilities(model.logits(hidden[None].astype(np.float32)), 1.0)[0]
+
+
+@pytest.mark.parametrize("layers, adapter", [(1, True), (2, True), (2, False), (None, False)])
+def test_model_drafter_rows_are_plain_passes_over_the_text_so_far(layers, adapter):
+    # The drafter's own law, which verification hides (the output is the target's whatever is drafted): each
+    # row is the (early-exit) row after the text plus the tokens drafted before it, also on a second call
+    # that extends the text (the drafter's cache must keep only what is still its prefix).
+    model = TARGET if layers else load_draft()
+    drafter = (layer_skip_drafter(TARGET, gamma=3, layers=layers, trained_exit=adapter) if layers
+               else ModelDrafter(model, gamma=3))
+    state = TargetState(TARGET, 1.0)
+    ids = TARGET.encode(PROMPT)
+    drafter.start(state)
+    rng = np.random.default_rng(0)
+    for extra in ([], None):
+        if extra is None:  # the first drafted token kept, then a character the drafter did not propose
+            ids = ids + proposal.tokens[:1] + TARGET.encode("(")
+        state.start(ids)
+        proposal = drafter.propose(state, 3, rng)
+        assert len(proposal.tokens) == 3 and proposal.parents == [0, 1, 2]
+        for k, row in enumerate(proposal.rows):
+            np.testing.assert_allclose(row, _plain_row(model, ids + proposal.tokens[:k], layers, adapter), atol=1e-5)
+
+
+def test_drafters_run_as_many_passes_as_they_report(monkeypatch):
+    state = TargetState(TARGET, 1.0)
+    state.start(TARGET.encode(PROMPT))
+    draft = ModelDrafter(load_draft(), gamma=3)
+    calls = []
+    forward = draft.model.forward
+    monkeypatch.setattr(draft.model, "forward", lambda *args, **kwargs: calls.append(1) or forward(*args, **kwargs))
+    assert draft.propose(state, 3, np.random.default_rng(0)).draft_passes == len(calls) == 3
+    eagle = EagleDrafter(TARGET, gamma=3)
+    steps = []
+    step = eagle._step
+    monkeypatch.setattr(eagle, "_step", lambda *args: steps.append(1) or step(*args))
+    assert eagle.propose(state, 3, np.random.default_rng(0)).draft_passes == len(steps) == 3
+
+
+def _medusa_top(ids, width, depth):
+    # Head j at the target's last feature (after the text but its pending last character), from the stored arrays.
+    arrays = weight_arrays()
+    normed = TARGET.normed(TARGET.forward(ids[:-1])[-1:])[0].astype(np.float64)
+    top = []
+    for j in range(depth):
+        weight, bias, out = (np.asarray(arrays[f"medusa.{name}"], np.float64)
+                             for name in (f"layers.{j}.weight", f"layers.{j}.bias", f"outputs.{j}"))
+        x = normed @ weight.T + bias
+        logits = (normed + x / (1 + np.exp(-x))) @ out.T
+        top.append([int(t) for t in np.argsort(-logits, kind="stable")[:width]])
+    return top
+
+
+@pytest.mark.parametrize("width, depth, gamma, prompt", [(2, 2, 2, PROMPT), (1, 3, 3, "ab"), (3, 3, 2, PROMPT),
+                                                         (2, 3, 4, "The value of ")])
+def test_the_medusa_tree_holds_every_path_of_the_heads_top_guesses(width, depth, gamma, prompt):
+    ids = TARGET.encode(prompt)
+    state = TargetState(TARGET, 1.0)
+    state.start(ids)
+    proposal = MedusaDrafter(TARGET, width=width, depth=depth).propose(state, gamma, np.random.default_rng(0))
+    levels = min(depth, gamma)
+    assert proposal.parents == full_tree_parents(levels, width) and proposal.draft_passes == 0
+    np.testing.assert_array_equal(proposal.rows, one_hot_rows(proposal.tokens, len(TARGET.vocab)))
+    paths = {}
+    for node, parent in enumerate(proposal.parents, start=1):
+        paths[node] = paths.get(parent, ()) + (proposal.tokens[node - 1],)
+    leaves = sorted(path for path in paths.values() if len(path) == levels)
+    assert leaves == sorted(itertools.product(*_medusa_top(ids, width, levels)))
+
+
+@pytest.mark.parametrize("drafter", [MedusaDrafter(TARGET, width=2, depth=2), EagleDrafter(TARGET, gamma=2)],
+                         ids=["Medusa", "EAGLE"])
+def test_a_one_character_prompt_gives_feature_drafters_nothing_to_read(drafter):
+    state = TargetState(TARGET, 1.0)
+    state.start(TARGET.encode("a"))
+    drafter.start(state)
+    proposal = drafter.propose(state, 2, np.random.default_rng(0))
+    assert proposal.tokens == [] and proposal.draft_passes == 0 and proposal.rows.shape == (0, len(TARGET.vocab))
+
+
+def _eagle_rows(ids, drafted):
+    # From scratch each time: the fused (true feature at j, token j + 1) for the text, then (predicted feature,
+    # drafted token) for each token drafted, through the block in one causal pass on an empty cache.
+    arrays = weight_arrays()
+    get = lambda name: np.ascontiguousarray(np.asarray(arrays["eagle." + name], np.float32))
+    block = Block.from_arrays(get, "block.", TARGET.config.heads)
+    c = TARGET.config
+    features, next_ids, rows = list(TARGET.forward(ids[:-1])), list(ids[1:]), []
+    for k in range(len(drafted) + 1):
+        inputs = np.concatenate([np.array(features), TARGET.embed[np.array(next_ids)]], axis=1)
+        fused = inputs.astype(np.float64) @ get("fuse.weight").T.astype(np.float64) + get("fuse.bias")
+        fused = fused.astype(np.float32)
+        cache = KVCache(1, c.heads, c.context, c.head_width)
+        predicted = block(fused, cache.keys[0], cache.values[0], 0, np.tri(len(fused), dtype=bool))[-1:]
+        rows.append(probabilities(TARGET.logits(predicted), 1.0)[0])
+        if k < len(drafted):
+            features.append(predicted[0])
+            next_ids.append(drafted[k])
+    return np.array(rows)
+
+
+def test_eagle_rows_are_the_block_run_from_scratch_on_the_text_and_its_drafts():
+    # Also on a second call after the text grew by one accepted draft and one other character: the block's
+    # cache must keep the entries read from true features only.
+    eagle = EagleDrafter(TARGET, gamma=3)
+    state = TargetState(TARGET, 1.0)
+    ids = TARGET.encode("ab = a")
+    eagle.start(state)
+    rng = np.random.default_rng(0)
+    for second in (False, True):
+        if second:
+            ids = ids + proposal.tokens[:1] + TARGET.encode("(")
+        state.start(ids)
+        proposal = eagle.propose(state, 3, rng)
+        assert len(proposal.tokens) == 3
+        np.testing.assert_allclose(proposal.rows, _eagle_rows(ids, proposal.tokens[:-1]), atol=1e-5)

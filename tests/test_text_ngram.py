@@ -123,6 +123,15 @@ def test_unseen_characters_in_the_context_read_as_unknown():
     np.testing.assert_array_equal(model.next_distribution("zq"), model.next_distribution("#" + UNKNOWN + UNKNOWN))
 
 
+def test_an_unseen_character_reads_as_the_unknown_symbol_the_text_contains():
+    text = "ab" + UNKNOWN + "ba" + UNKNOWN + "ab"
+    model = NGramModel(order=2).fit(text)
+    vocab, expected = reference_distribution(text, 2, UNKNOWN)
+    assert model.vocab == vocab
+    np.testing.assert_allclose(model.next_distribution(UNKNOWN), expected, rtol=1e-12)
+    np.testing.assert_allclose(model.next_distribution("z"), expected, rtol=1e-12)
+
+
 def test_order_one_ignores_the_context():
     model = NGramModel(order=1).fit(RHYME)
     np.testing.assert_array_equal(model.next_distribution("the c"), model.next_distribution(""))
@@ -143,6 +152,15 @@ def test_encode_and_decode_round_trip():
     model = NGramModel(order=2).fit("abc")
     assert model.encode("cab?") == [2, 0, 1, 3]
     assert model.decode([2, 0, 1]) == "cab"
+
+
+def test_decode_takes_every_id_up_to_unknown_and_refuses_one_past():
+    model = NGramModel(order=2).fit("abc")
+    assert model.decode(model.encode("ab!")) == "ab" + UNKNOWN
+    assert model.decode([3]) == UNKNOWN
+    for bad in ([4], [0, 5], [-1]):
+        with pytest.raises(ValueError, match="ids"):
+            model.decode(bad)
 
 
 def test_returned_arrays_are_fresh_copies():
@@ -298,6 +316,14 @@ def test_fit_needs_a_non_empty_string():
         NGramModel(order=2).fit(b"bytes")
     with pytest.raises(ValueError, match="text"):
         NGramModel(order=2).fit("")
+
+
+def test_a_text_of_exactly_the_maximum_length_is_accepted_and_one_more_refused():
+    limit = ngram_module.MAX_TEXT_LENGTH
+    text = "a" * limit
+    assert ngram_module.CORPUS_TEXT(text, "text", {}) is text
+    with pytest.raises(ValueError, match="at most"):
+        ngram_module.CORPUS_TEXT(text + "a", "text", {})
 
 
 def test_too_many_distinct_characters_for_the_order():
