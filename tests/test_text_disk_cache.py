@@ -59,6 +59,21 @@ def test_models_of_one_text_share_their_counts():
     assert counts.has_counts_for(6) and not counts.has_counts_for(7)
 
 
+@pytest.mark.parametrize("fitted", [1, 3, 5])
+def test_has_counts_for_says_whether_a_model_would_count_anything(monkeypatch, counted, fitted):
+    """Below, at and above the fitted order, has_counts_for(k) is True exactly when model(k) counts nothing."""
+    monkeypatch.setenv("SPECDEC_CACHE_DIR", "")  # memory only: nothing can come from disk
+    counts = CorpusCounts(TEXT)
+    counts.model(fitted)
+    for order in range(1, 8):
+        said = counts.has_counts_for(order)
+        trial = CorpusCounts(TEXT)
+        trial._raw, trial._continuation = dict(counts._raw), dict(counts._continuation)
+        del counted[:]
+        trial.model(order)
+        assert said == (counted == []), (fitted, order, counted)
+
+
 def test_progress_is_reported_for_each_table_counted():
     messages = []
     CorpusCounts(TEXT).model(3, progress=messages.append)
@@ -72,7 +87,20 @@ def raw_files(directory):
     return sorted(directory.glob("ngram-*-raw*.npz"))
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "wrong arrays", "broken table", "stale key"])
+DAMAGED_TABLES = {  # each breaks one rule of a sound table and keeps the others
+    "broken table": lambda a, size: a.update(indptr=a["indptr"][::-1].copy()),  # offsets run backwards
+    "duplicate key": lambda a, size: a["keys"].__setitem__(1, a["keys"][0]),
+    "empty row": lambda a, size: a["indptr"].__setitem__(1, 0),  # context 0 followed by no character
+    "character id = V": lambda a, size: a["chars"].__setitem__(0, size),
+    "negative character id": lambda a, size: a["chars"].__setitem__(0, -1),
+    "zero count": lambda a, size: a["counts"].__setitem__(0, 0),
+    "float keys": lambda a, size: a.update(keys=a["keys"].astype(float)),
+    "2-D counts": lambda a, size: a.update(counts=a["counts"].reshape(1, -1)),
+    "one offset too few": lambda a, size: a.update(indptr=a["indptr"][1:].copy()),
+}
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "wrong arrays", "stale key", *DAMAGED_TABLES])
 def test_an_unsound_cache_file_is_ignored_and_replaced(temporary_cache, counted, damage):
     CorpusCounts(TEXT).model(3)
     files = raw_files(temporary_cache)
@@ -88,10 +116,10 @@ def test_an_unsound_cache_file_is_ignored_and_replaced(temporary_cache, counted,
             arrays = {name: stored[name] for name in stored.files}
         if damage == "wrong arrays":
             del arrays["counts"]
-        elif damage == "broken table":
-            arrays["indptr"] = arrays["indptr"][::-1].copy()  # not a table: offsets run backwards
-        else:
+        elif damage == "stale key":
             arrays["__key__"] = np.array("made from another text by other code")
+        else:
+            DAMAGED_TABLES[damage](arrays, len(CorpusCounts(TEXT).vocab))
         np.savez(target, **arrays)
     del counted[:]
     model = CorpusCounts(TEXT).model(3)
@@ -100,6 +128,17 @@ def test_an_unsound_cache_file_is_ignored_and_replaced(temporary_cache, counted,
     del counted[:]
     CorpusCounts(TEXT).model(3)
     assert counted == []  # … and the file was replaced by a sound one
+
+
+def test_a_text_too_short_for_the_order_is_counted_once_then_loaded(counted):
+    """Counts with no context of the top length (the text is shorter than the order) are kept on disk too."""
+    first = CorpusCounts("abc").model(5)
+    assert sorted(counted) == [1, 2, 3, 4]
+    del counted[:]
+    later = CorpusCounts("abc").model(5)
+    assert counted == []
+    for context in ("", "ab", "abcz"):
+        np.testing.assert_array_equal(later.next_distribution(context), first.next_distribution(context))
 
 
 def test_another_text_never_reads_this_texts_counts(temporary_cache):

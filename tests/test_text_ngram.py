@@ -78,6 +78,17 @@ def test_matches_the_reference_with_a_large_alphabet(order):
         np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("order", range(1, MAX_ORDER + 1))
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_matches_the_reference_on_a_text_about_as_long_as_the_order(order, extra):
+    """Texts of order − 1, order and order + 1 characters: the longest contexts seen zero, one or two times."""
+    text = "abcabcab"[:max(order + extra, 1)]
+    model = NGramModel(order=order).fit(text)
+    for context in ("", text[:order - 1], text[1:order], "zz"):
+        vocab, expected = reference_distribution(text, order, context)
+        np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     text=st.text(alphabet="ab .c", min_size=1, max_size=80),
