@@ -66,8 +66,6 @@ def as_float_array(value, name: str, ndim: int) -> np.ndarray:
     """`value` as a float64 array of probabilities with `ndim` dimensions, not copied if it already is one."""
     if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.ndim == ndim and value.shape[-1]:
         return value  # the common case, checked in one line
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name} must be an array of probabilities, got {type(value).__name__}")
     array = real_array(value, name, "an array (or list) of probabilities (real numbers)")
     if array.ndim != ndim:
         wanted = "a 1-D array of shape (V,)" if ndim == 1 else "a 2-D array with one distribution per row"
@@ -85,7 +83,7 @@ def _describe_bad_entry(array: np.ndarray, name: str) -> str:
         where = tuple(int(i) for i in bad[0])
         return f"{name} contains {array[where]} at index {where}; expected finite probabilities"
     where = tuple(int(i) for i in np.argwhere(array < 0)[0])
-    return f"{name} contains a negative entry {array[where]!r} at index {where}; probabilities must be >= 0"
+    return f"{name} contains a negative entry {array.item(where)!r} at index {where}; probabilities must be >= 0"
 
 
 def check_distributions(array: np.ndarray, name: str) -> None:
@@ -302,7 +300,7 @@ class Rates(Constraint):
             raise ValueError(f"{name} must be 1-D (one acceptance rate per entry), got shape {values.shape}")
         if (outside := ~((values >= 0) & (values <= 1))).any():  # NaN counts as outside
             index = int(np.argmax(outside))
-            raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values[index]!r}")
+            raise ValueError(f"{name}[{index}] must be an acceptance rate in [0, 1], got {values.item(index)!r}")
         return values
 
 

@@ -216,6 +216,73 @@ def test_positive_number_says_what_the_parameter_is(value, error):
     assert validation.PositiveNumber("…")(np.float32(0.5), "spread") == 0.5
 
 
+@pytest.mark.parametrize(
+    "constraint, value, error, words",
+    [
+        (validation.Distribution(), np.full((2, 2), 0.25), ValueError, ["p must be a 1-D array", "shape (2, 2)"]),
+        (validation.DistributionRows(), np.array([0.5, 0.5]), ValueError, ["p must be a 2-D array", "shape (2,)"]),
+        (validation.Distribution(), [], ValueError, ["p must have at least one token (V >= 1)"]),
+        (validation.DistributionRows(), np.empty((1, 0)), ValueError, ["p must have at least one token", "(1, 0)"]),
+        (validation.Distribution(), [2.0], ValueError, ["p must sum to 1", "sums to 2.0"]),
+        (validation.Distribution(), [0.0, -0.5, 1.5], ValueError, ["negative entry -0.5 at index (1,)"]),
+        (validation.Distribution(), "0.5", TypeError, ["p must be an array (or list) of probabilities", "str"]),
+    ],
+)
+def test_a_distribution_has_its_dimensions_a_token_or_more_and_sums_to_one(constraint, value, error, words):
+    with pytest.raises(error) as raised:
+        constraint(value, "p")
+    for word in words:
+        assert word in str(raised.value), f"{word!r} missing from: {raised.value}"
+
+
+def test_one_token_and_no_rows_are_distributions():
+    assert validation.Distribution()([1.0], "p").tolist() == [1.0]
+    assert validation.DistributionRows()([], "rows").shape == (0, 0)
+    assert validation.DistributionRows()(np.empty((0, 3)), "rows").shape == (0, 3)
+
+
+def test_the_step_rows_of_one_draft_token_must_share_a_vocabulary():
+    with pytest.raises(ValueError) as raised:
+        specdec.speculative_step(TARGET_PROBS[:2], [[0.5, 0.5]], [0], np.random.default_rng(0))
+    assert "same vocabulary" in str(raised.value) and "V = 4" in str(raised.value) and "V = 2" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "constraint, inside, outside",
+    [
+        (validation.Probability(), [0, 0.5, 1], [-0.1, 1.1, float("nan")]),
+        (validation.PositiveFraction(), [1e-9, 0.5, 1], [0, 0.0, -0.1, 1.1]),
+        (validation.Between(0, 3, " ms"), [0, 2, 3], [-0.1, 3.5, float("nan")]),
+        (validation.CostRatio(), [0.5, 1, 8, float("inf")], [0, -1, float("nan")]),
+        (validation.Count(1, 3), [1, 3], [0, 4]),
+    ],
+    ids=["probability", "positive fraction", "between", "cost ratio", "count"],
+)
+def test_a_number_inside_its_range_is_returned_as_a_plain_number_and_one_outside_is_refused(constraint, inside,
+                                                                                            outside):
+    kind = int if isinstance(constraint, validation.Count) else float
+    for value in inside:
+        checked = constraint(value, "x")
+        assert checked == value and type(checked) is kind, (value, checked)
+    for value in outside:
+        with pytest.raises(ValueError, match=r"^x must be"):
+            constraint(value, "x")
+
+
+def test_rates_keep_the_ends_of_zero_to_one_and_name_the_first_outside():
+    assert validation.Rates()([0, 1, 0.5], "rates").tolist() == [0.0, 1.0, 0.5]
+    with pytest.raises(ValueError, match=r"rates\[2\] must be an acceptance rate in \[0, 1\], got 1.5"):
+        validation.Rates()([0, 1, 1.5], "rates")
+
+
+def test_integers_out_of_range_are_named_in_the_words_given():
+    with pytest.raises(ValueError, match="token ids must be in 0 … 3"):
+        validation.Integers("token ids", low=0, high=3)([1, 5], "ids")
+    with pytest.raises(ValueError, match=r"ids\[0\] = 4 is out of range: ids of the prompt must be in 0 … 3"):
+        validation.Integers("token ids", low=0, high=lambda arguments: arguments["vocab"] - 1,
+                            within="ids of the prompt")([4], "ids", {"vocab": 4})
+
+
 # Declared checks: the `checked` decorator. ----------------------------------------------------------
 
 @validation.checked(validation.StepRows("target_probs", "draft_probs"), draft_tokens=validation.DraftTokens(),
@@ -259,3 +326,19 @@ def test_checked_keeps_the_name_and_docstring_and_refuses_a_name_that_is_no_para
         @validation.checked(gama=validation.Count())
         def f(gamma):
             return gamma
+
+
+@validation.checked(alpha=validation.Probability())
+def _scaled(*values, alpha):
+    return [value * alpha for value in values]
+
+
+def test_checked_works_on_functions_with_starred_and_keyword_only_parameters():
+    assert _scaled(1, 2, alpha=0.5) == [0.5, 1.0]
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\], got 2.0"):
+        _scaled(1, alpha=2)
+
+
+def test_checked_refuses_an_argument_the_function_does_not_take_even_after_a_full_set_by_position():
+    with pytest.raises(TypeError, match="extra"):
+        _declared(TARGET_PROBS, DRAFT_PROBS, [0, 1], 1, None, extra=1)

@@ -66,13 +66,15 @@ def test_matches_the_reference_on_a_rhyme(order, context):
 @pytest.mark.parametrize("order", [7])
 def test_matches_the_reference_with_a_large_alphabet(order):
     # 600 symbols: a context and its next character no longer fit in one 64-bit number together
-    # (600^7 > 2^62), so the counts take the slower path that numbers the contexts first.
+    # (600^7 > 2^62), so the counts take the slower path that numbers the contexts first. The random
+    # part comes twice, so that six-character contexts are seen twice: with every count 1, the
+    # discount would be 1 and the longest contexts would add nothing to check.
     rng = np.random.default_rng(0)
     alphabet = [chr(0x4E00 + i) for i in range(600)]
-    text = "".join(alphabet[i] for i in rng.integers(0, 40, size=400)) + "".join(alphabet)
+    text = "".join(alphabet[i] for i in rng.integers(0, 40, size=200)) * 2 + "".join(alphabet)
     assert (len(set(text)) + 1) ** order >= ngram_module._KEY_LIMIT  # + 1: the unknown symbol
     model = NGramModel(order=order).fit(text)
-    for context in (text[:6], text[100:106], text[-6:], alphabet[5] * 6):
+    for context in (text[:6], text[100:106], "".join(alphabet[300:306]), text[-6:], alphabet[5] * 6):
         vocab, expected = reference_distribution(text, order, context)
         assert model.vocab == vocab
         np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
@@ -141,6 +143,16 @@ def test_an_unseen_character_reads_as_the_unknown_symbol_the_text_contains():
     assert model.vocab == vocab
     np.testing.assert_allclose(model.next_distribution(UNKNOWN), expected, rtol=1e-12)
     np.testing.assert_allclose(model.next_distribution("z"), expected, rtol=1e-12)
+
+
+def test_characters_past_the_unknown_symbol_keep_their_own_ids():
+    """Code points above U+FFFD (an emoji) sort after the unknown symbol: each keeps its id, and so does UNKNOWN."""
+    text = "a\U0001F600" + UNKNOWN + "\U0001F600a" + UNKNOWN + UNKNOWN + "a\U0001F600"
+    model = NGramModel(order=3).fit(text)
+    assert model.vocab == ["a", "\U0001F600", UNKNOWN]
+    for context in (UNKNOWN, "\U0001F600", "a" + UNKNOWN, UNKNOWN + UNKNOWN, "z"):
+        vocab, expected = reference_distribution(text, 3, context)
+        np.testing.assert_allclose(model.next_distribution(context), expected, rtol=1e-12, atol=1e-15)
 
 
 def test_order_one_ignores_the_context():
@@ -247,6 +259,15 @@ def test_at_temperature_leaves_the_original_alone_and_shares_the_counts():
     assert hot._levels is model._levels
 
 
+def test_refitting_forgets_the_distributions_of_the_old_text():
+    model = NGramModel(order=2).fit("abababab")
+    before = model.next_distribution("a")
+    model.fit("aabbaabb")  # the same vocabulary, other counts
+    after = model.next_distribution("a")
+    np.testing.assert_array_equal(after, NGramModel(order=2).fit("aabbaabb").next_distribution("a"))
+    assert not np.allclose(after, before)
+
+
 def test_refitting_does_not_change_copies_made_before():
     model = NGramModel(order=2).fit("aaaa")
     copy = model.at_temperature(1.0)
@@ -344,6 +365,14 @@ def test_too_many_distinct_characters_for_the_order():
     assert len(NGramModel(order=3).fit(text).vocab) == 1501
 
 
+def test_shared_counts_refuse_too_many_distinct_characters_as_a_fit_does(temporary_cache):
+    text = "".join(chr(0x4E00 + i) for i in range(1500))
+    counts = ngram_module.CorpusCounts(text)
+    with pytest.raises(ValueError, match="1501 distinct characters, too many for order 7"):
+        counts.model(7)
+    assert len(counts.model(3).vocab) == 1501
+
+
 def test_an_unfitted_model_says_so():
     model = NGramModel(order=4)
     with pytest.raises(RuntimeError, match="fit"):
@@ -353,10 +382,14 @@ def test_an_unfitted_model_says_so():
     assert "not fitted" in repr(model)
 
 
-def test_context_must_be_a_string():
+def test_context_and_text_must_be_strings():
     model = NGramModel(order=2).fit("ab")
     with pytest.raises(TypeError, match="context"):
         model.next_distribution(["a"])
+    with pytest.raises(TypeError, match="text must be a str, got list"):
+        model.encode(["a"])
+    with pytest.raises(TypeError, match="text must be a str, got int"):
+        ngram_module.corpus_counts(5)
 
 
 def test_repr_names_order_temperature_and_vocabulary_size():

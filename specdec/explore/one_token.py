@@ -122,7 +122,7 @@ def _weights(value, name, arguments):
                          f"got {weights.size}")
     if (outside := ~((weights >= 0) & (weights <= 1))).any():  # NaN counts as outside
         index = int(np.argmax(outside))
-        raise ValueError(f"{name}[{index}] = {weights[index]!r}: each weight must be in [0, 1] (a slider's range)")
+        raise ValueError(f"{name}[{index}] = {weights.item(index)!r}: each weight must be in [0, 1] (a slider's range)")
     if "target" in arguments and name == "draft":
         validation.same_vocabulary(arguments["target"], "target", weights, "draft")
     return weights

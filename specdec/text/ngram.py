@@ -474,8 +474,6 @@ def corpus_counts(text: str) -> CorpusCounts:
     >>> corpus_counts("abc") is corpus_counts("abc")
     True
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return CorpusCounts(text)
 
 
