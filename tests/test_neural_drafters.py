@@ -18,7 +18,7 @@ from specdec.goodness_of_fit import goodness_of_fit
 from specdec.neural import (EagleDrafter, MedusaDrafter, ModelDrafter, PromptLookupDrafter, first_two_character_fits,
                             first_two_character_laws, generate, greedy_text, layer_skip_drafter, load_draft,
                             load_target, one_hot_rows, probabilities, speculative_generate, verify_token_tree)
-from specdec.neural.drafters import TargetState, chain
+from specdec.neural.drafters import Proposal, TargetState, chain
 from specdec.neural.loading import weight_arrays
 from specdec.neural.transformer import Block, KVCache
 from specdec.neural.speculative import NeuralRun, StepRecord
@@ -239,6 +239,8 @@ def test_the_target_state_of_a_short_prompt_gives_the_prompt_s_own_row(prompt):
     ([1, 2, 9, 3, 2, 5, 1, 2], {}, 2, [9, 3]),              # [1, 2] recurs
     ([1, 2, 9, 3, 2, 5, 1, 2], {"max_ngram": 1}, 2, [5, 1]),  # with one character of context, the latest [2]
     ([4, 4], {}, 3, [4]),
+    ([1, 2, 3, 4, 9, 2, 3, 4, 8, 1, 2, 3, 4], {}, 2, [8, 1]),  # by default at most 3 characters: the latest [2, 3, 4]
+    ([1, 2, 3, 4, 9, 2, 3, 4, 8, 1, 2, 3, 4], {"max_ngram": 4}, 2, [9, 2]),  # …where 4 find the earlier [1, 2, 3, 4]
     ([4], {}, 3, []),
 ])
 def test_prompt_lookup_by_hand(history, kwargs, gamma, expected):
@@ -419,3 +421,83 @@ def test_eagle_rows_are_the_block_run_from_scratch_on_the_text_and_its_drafts():
         proposal = eagle.propose(state, 3, rng)
         assert len(proposal.tokens) == 3
         np.testing.assert_allclose(proposal.rows, _eagle_rows(ids, proposal.tokens[:-1]), atol=1e-5)
+
+
+def test_the_target_state_refuses_an_empty_prompt():
+    """An empty text has no pending character to score from: start refuses it, naming the reason."""
+    with pytest.raises(ValueError, match="at least one character"):
+        TargetState(TARGET, 1.0).start([])
+
+
+def test_a_committed_tree_step_leaves_the_state_a_fresh_start_on_the_longer_text_would():
+    """commit keeps the accepted branch's cache and features (what Medusa and EAGLE read), not its sibling's."""
+    vocab, ids = len(TARGET.vocab), TARGET.encode(PROMPT)
+    state = TargetState(TARGET, 1.0)
+    state.start(ids)
+    drafted = TARGET.encode(" +1")  # node 1 " " and node 2 "+" both children of the root; node 3 "1" under node 2
+    proposal = Proposal([0, 0, 2], drafted, one_hot_rows(drafted, vocab), 0)
+    _, hidden = state.score(proposal)
+    emitted = drafted[1:] + TARGET.encode(";")  # path 2 → 3 accepted, then a character of the target's own
+    state.commit([2, 3], emitted, hidden)
+    fresh = TargetState(TARGET, 1.0)
+    fresh.start(ids + emitted)
+    assert state.history == ids + emitted and state.cache.length == len(ids) + 2
+    np.testing.assert_allclose(state.features[: len(ids) + 2], fresh.features[: len(ids) + 2], atol=1e-5)
+    empty = chain([], [], 0, vocab)
+    np.testing.assert_allclose(state.score(empty)[0], fresh.score(empty)[0], atol=1e-6)
+
+
+def _expected_draft_rows(kind, ids, tokens):
+    if kind == "EAGLE":
+        return _eagle_rows(ids, tokens[:-1])
+    return np.array([_plain_row(load_draft(), ids + tokens[:k]) for k in range(len(tokens))])
+
+
+@pytest.mark.parametrize("kind, texts, restart", [
+    ("draft model", ["a"], False),                  # a one-character text: nothing cached, the whole text read
+    ("draft model", [PROMPT, PROMPT], False),       # the same text again: the cache holds all of it, yet a row is due
+    ("draft model", ["ab = a", "xb = a"], False),   # the text changed at its first character: nothing is still a prefix
+    ("EAGLE", ["ab"], False),                       # two characters: one true feature, enough to draft
+    ("EAGLE", [PROMPT, PROMPT], False),             # the same text again: the last entry is recomputed, not reused
+    ("EAGLE", ["ab = a", "xb = a"], True),          # a new generation: start forgets the previous one's entries
+])
+def test_draft_caches_keep_only_what_still_holds_for_the_text(kind, texts, restart):
+    """Drafter rows stay the from-scratch rows for short, repeated and changed texts (the cache is never stale)."""
+    drafter = ModelDrafter(load_draft(), gamma=2) if kind == "draft model" else EagleDrafter(TARGET, gamma=2)
+    state = TargetState(TARGET, 1.0)
+    rng = np.random.default_rng(0)
+    for k, text in enumerate(texts):
+        ids = TARGET.encode(text)
+        state.start(ids)
+        if k == 0 or restart:
+            drafter.start(state)
+        proposal = drafter.propose(state, 2, rng)
+        assert len(proposal.tokens) == 2
+        np.testing.assert_allclose(proposal.rows, _expected_draft_rows(kind, ids, proposal.tokens), atol=1e-5)
+
+
+def test_the_medusa_children_of_each_node_are_the_head_s_guesses_best_first():
+    """Siblings come in the head's ranking: exact verification tries them in that order, typical emits the first."""
+    ids = TARGET.encode(PROMPT)
+    state = TargetState(TARGET, 1.0)
+    state.start(ids)
+    proposal = MedusaDrafter(TARGET, width=3, depth=2).propose(state, 2, np.random.default_rng(0))
+    top = _medusa_top(ids, 3, 2)
+    level, children = {0: 0}, {}
+    for node, parent in enumerate(proposal.parents, start=1):
+        level[node] = level[parent] + 1
+        children.setdefault(parent, []).append(proposal.tokens[node - 1])
+    assert len(children) == 4
+    for parent, tokens in children.items():
+        assert tokens == top[level[parent]]
+
+
+@pytest.mark.parametrize("drafter, label", [
+    (MedusaDrafter(TARGET, width=3, depth=1), "Medusa heads (tree 3 wide, 1 deep)"),
+    (EagleDrafter(TARGET, gamma=2), "EAGLE-style feature drafter"),
+    (PromptLookupDrafter(len(TARGET.vocab), gamma=2), "prompt lookup"),
+], ids=["Medusa", "EAGLE", "prompt lookup"])
+def test_a_run_records_the_drafter_s_label(drafter, label):
+    """The run's drafter field is the drafter's own label (Medusa's names its tree), not its class name."""
+    run = speculative_generate(TARGET, drafter, "ab ab a", 2, 0.0, np.random.default_rng(0))
+    assert drafter.name == run.drafter == label
